@@ -1,0 +1,82 @@
+# LabKit top level. `make help` lists the targets.
+include common/common.mk
+
+REPORTS := $(LK_BUILD)/reports
+LABS := $(sort $(patsubst labs/%/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.h))))
+LK_HEADERS := $(wildcard common/include/labkit/*.h)
+LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.c))
+COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c))
+GEN := $(LK_BUILD)/bin/labkit-gen
+
+.PHONY: all help lib tools check check-suites check-common check-datasets check-labs \
+        grade doctor bench docs slides handout clean
+.DELETE_ON_ERROR:
+
+all: lib tools
+	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab build || exit 1; done
+
+help:
+	@echo "make            build the common library, tools and every lab (student files)"
+	@echo "make check      the kit's self-test: common, datasets, every lab against its solution"
+	@echo "make grade      grade submissions (see README)"
+	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
+	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
+	@echo "make docs       Doxygen API documentation (warnings are errors)"
+	@echo "make clean      remove every build folder"
+
+lib: $(LK_LIB)
+
+$(LK_LIB): $(LK_OBJS)
+	@mkdir -p $(@D)
+	ar rcs $@ $^
+
+$(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_TOP_DIR='"$(LK_TOP)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+
+tools: $(GEN)
+
+$(GEN): datasets/labkit-gen.c $(LK_LIB) $(LK_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+
+# The self-test: every suite runs (a failing suite does not stop the others), then one
+# summary decides the exit status.
+check:
+	@rm -rf $(REPORTS)
+	@$(MAKE) --no-print-directory check-suites
+	@tools/summary.sh $(REPORTS)
+
+check-suites: check-common check-datasets check-labs
+
+check-common: $(COMMON_TESTS)
+	@for t in $(COMMON_TESTS); do tools/run-suite.sh $(REPORTS) common-$${t##*/test_} $$t; done
+
+check-datasets: $(LK_BUILD)/datasets/test_manifest
+	@tools/run-suite.sh $(REPORTS) datasets-manifest $<
+
+$(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(LK_LIB) $(LK_HEADERS) $(GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_TOP_DIR='"$(LK_TOP)"' -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+
+# Each lab's suites run against the solution; the skeleton must still build.
+check-labs: lib tools
+	@for lab in $(LABS); do \
+	  $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=solution REPORTS=$(REPORTS) || exit 1; \
+	  $(MAKE) --no-print-directory -C labs/$$lab build VARIANT=student || exit 1; \
+	done
+
+bench: lib tools
+	@mkdir -p $(LK_BUILD)/bench
+	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
+	@echo "CSV: $(LK_BUILD)/bench/bench.csv"
+
+doctor:
+	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
+
+clean:
+	rm -rf $(LK_BUILD) labs/*/build

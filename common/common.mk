@@ -1,0 +1,35 @@
+# Toolchain settings shared by the top-level Makefile and labs/lab.mk.
+# Numerical policy (DESIGN.md section 4): no fast-math, no FMA contraction on host or device,
+# so serial and GPU results are bit-identical.
+
+LK_TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+LK_BUILD ?= $(LK_TOP)/build
+
+CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CC ?= gcc
+
+# CUDA_ARCH: the GPU present when there is one, else Turing..Hopper plus PTX for newer GPUs.
+# Override with e.g. CUDA_ARCH=sm_90 or CUDA_ARCH="sm_80 sm_90".
+ifeq ($(origin CUDA_ARCH),undefined)
+  LK_GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+  CUDA_ARCH := $(if $(LK_GPU_CC),sm_$(LK_GPU_CC),sm_75 sm_80 sm_86 sm_89 sm_90)
+endif
+LK_ARCH_NUMS := $(patsubst sm_%,%,$(CUDA_ARCH))
+LK_PTX_ARCH := $(lastword $(sort $(LK_ARCH_NUMS)))
+NVCC_ARCHFLAGS := $(foreach a,$(LK_ARCH_NUMS),-gencode arch=compute_$(a),code=sm_$(a)) \
+                  -gencode arch=compute_$(LK_PTX_ARCH),code=compute_$(LK_PTX_ARCH)
+
+LK_WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CPPFLAGS += -I$(LK_TOP)/common/include -I$(CUDA_HOME)/include -I/usr/include/libpng16 \
+            -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"'
+CFLAGS ?= -O3 -g
+CFLAGS += -std=c11 $(LK_WARN) -ffp-contract=off -fno-fast-math -pthread
+NVCCFLAGS ?= -O3 -g -lineinfo
+NVCCFLAGS += -std=c++17 --fmad=false $(NVCC_ARCHFLAGS) \
+             -Xcompiler -ffp-contract=off,-fno-fast-math,-Wall
+LDFLAGS += -L$(CUDA_HOME)/lib64 -pthread
+LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -ldl -lrt -lm
+LK_TEST_LIBS := -lcriterion
+
+LK_LIB := $(LK_BUILD)/common/liblabkit.a

@@ -1,0 +1,71 @@
+/**
+ * @file cuda_check.h
+ * @brief Checking every CUDA call and launch, and probing for a usable GPU.
+ *
+ * Usage in a function that returns int and takes `lk_error *err`:
+ * @code
+ *   LK_CUDA_TRY(err, cudaMalloc(&d_h, bytes));
+ *   step_kernel<<<grid, block>>>(...);
+ *   LK_LAUNCH_TRY(err);
+ * @endcode
+ * On failure the message names file:line, the call, the CUDA error name and string, the
+ * device and its compute capability, and for "no kernel image" the architectures the binary
+ * was built for and how to rebuild.
+ */
+#ifndef LABKIT_CUDA_CHECK_H
+#define LABKIT_CUDA_CHECK_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+#include "labkit/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Fill @p err with a full description of @p code raised by @p what at @p file:@p line; -1. */
+int lk_cuda_fail(lk_error *err, cudaError_t code, const char *what, const char *file, int line);
+
+/** If @p code is an error, fill @p err via lk_cuda_fail and return -1 from the caller. */
+#define LK_CUDA_TRY(err, call)                                                        \
+    do {                                                                              \
+        cudaError_t lk_code_ = (call);                                                \
+        if (lk_code_ != cudaSuccess)                                                  \
+            return lk_cuda_fail((err), lk_code_, #call, __FILE__, __LINE__);          \
+    } while (0)
+
+/** After a kernel launch: report a launch-configuration error from the caller. */
+#define LK_LAUNCH_TRY(err)                                                            \
+    do {                                                                              \
+        cudaError_t lk_code_ = cudaGetLastError();                                    \
+        if (lk_code_ != cudaSuccess)                                                  \
+            return lk_cuda_fail((err), lk_code_, "kernel launch", __FILE__, __LINE__); \
+    } while (0)
+
+/**
+ * Is a CUDA device usable? Returns 1 if so, 0 if not, with the reason in @p reason
+ * (e.g. the runtime's error string when no driver or device is present). Initialises CUDA:
+ * call it in the process that will use the GPU (inside a test body, never in a runner).
+ */
+int lk_gpu_available(char *reason, size_t reason_size);
+
+/** One line describing device 0: name, compute capability, memory, driver and runtime. */
+int lk_gpu_describe(char *out, size_t out_size, lk_error *err);
+
+/**
+ * Fill @p bytes of fresh device memory with NaN bit patterns and free it, so that a
+ * following cudaMalloc is likely to return poisoned memory: code that forgets to
+ * initialise a device buffer then produces visibly wrong results instead of lucky zeros.
+ */
+int lk_gpu_poison_free_memory(size_t bytes, lk_error *err);
+
+/**
+ * Measure device-to-device copy bandwidth (bytes read + written per second) with a
+ * cudaMemcpy of @p bytes, median of @p repeats after a warm-up.
+ */
+int lk_gpu_copy_bandwidth(size_t bytes, int repeats, double *bytes_per_s, lk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/**
+ * @file timing.h
+ * @brief Timing a region repeated N times after a warm-up: CUDA events or wall clock.
+ */
+#ifndef LABKIT_TIMING_H
+#define LABKIT_TIMING_H
+
+#include "labkit/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Summary of repeated timings, in milliseconds. */
+typedef struct lk_stats {
+    double median; /**< Median (mean of the two middle samples for even counts). */
+    double min;    /**< Fastest sample. */
+    double max;    /**< Slowest sample. */
+    int n;         /**< Number of samples. */
+} lk_stats;
+
+/** A region to time: returns 0 on success, -1 with @p err filled on failure. */
+typedef int (*lk_region_fn)(void *ctx, lk_error *err);
+
+/** Monotonic wall-clock time in seconds. */
+double lk_wall_seconds(void);
+
+/** Summarise @p n samples (sorted in place). n must be at least 1. */
+void lk_stats_of(double *samples, int n, lk_stats *out);
+
+/**
+ * Run @p fn @p warmup times untimed, then @p repeats times, each timed with CUDA events
+ * recorded on the default stream around it (the events see all work @p fn queues there).
+ */
+int lk_time_cuda(lk_region_fn fn, void *ctx, int warmup, int repeats, lk_stats *ms,
+                 lk_error *err);
+
+/** As lk_time_cuda() for CPU code, with the monotonic wall clock. */
+int lk_time_wall(lk_region_fn fn, void *ctx, int warmup, int repeats, lk_stats *ms,
+                 lk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

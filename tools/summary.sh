@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One-screen summary of the suites run by `make check`: passed / failed / skipped per suite,
+# and a loud line when GPU tests were skipped. Exit 1 if any suite failed or did not report.
+# usage: summary.sh REPORT_DIR
+set -u
+report_dir=$1
+bad=0 total_skip=0
+printf '\n%-34s %7s %7s %7s\n' suite passed failed skipped
+printf '%-34s %7s %7s %7s\n' ---------------------------------- ------ ------ -------
+for status_file in "$report_dir"/*.status; do
+    [ -e "$status_file" ] || { echo "no test suite reported in $report_dir"; exit 1; }
+    name=$(basename "$status_file" .status)
+    tap="$report_dir/$name.tap"
+    status=$(cat "$status_file")
+    if [ ! -s "$tap" ]; then
+        printf '%-34s %s\n' "$name" "NO REPORT (exit status $status: the test binary crashed or did not start)"
+        bad=1; continue
+    fi
+    read -r pass fail skip < <(awk '
+        /^ok .*# SKIP/ { s++; next }
+        /^ok /         { p++; next }
+        /^not ok /     { f++ }
+        END { print p+0, f+0, s+0 }' "$tap")
+    mark=""
+    if [ "$fail" -gt 0 ] || [ "$status" != 0 ]; then mark="  <-- FAILED"; bad=1; fi
+    printf '%-34s %7d %7d %7d%s\n' "$name" "$pass" "$fail" "$skip" "$mark"
+    total_skip=$((total_skip + skip))
+done
+if [ "$total_skip" -gt 0 ]; then
+    reasons=$(grep -h '# SKIP' "$report_dir"/*.tap | sed 's/.*# SKIP *//' | sort | uniq -c | sort -rn | head -n 3)
+    echo
+    echo "!!!!!!!! $total_skip GPU TEST(S) SKIPPED: the GPU code was NOT tested on this machine. Reasons:"
+    echo "$reasons" | sed 's/^/!!!!!!!!   /'
+fi
+echo
+if [ "$bad" -ne 0 ]; then echo "make check: FAILED"; exit 1; fi
+echo "make check: all suites passed"
