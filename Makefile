@@ -30,13 +30,13 @@ $(LK_LIB): $(LK_OBJS)
 	@mkdir -p $(@D)
 	ar rcs $@ $^
 
-$(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS)
+$(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_TOP_DIR='"$(LK_TOP)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 tools: $(GEN)
 
@@ -61,7 +61,7 @@ check-datasets: $(LK_BUILD)/datasets/test_manifest
 
 $(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(LK_LIB) $(LK_HEADERS) $(GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_TOP_DIR='"$(LK_TOP)"' -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Each lab's suites run against the solution; the skeleton must still build.
 check-labs: lib tools

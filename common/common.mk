@@ -22,7 +22,7 @@ NVCC_ARCHFLAGS := $(foreach a,$(LK_ARCH_NUMS),-gencode arch=compute_$(a),code=sm
 
 LK_WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -I$(LK_TOP)/common/include -I$(CUDA_HOME)/include -I/usr/include/libpng16 \
-            -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"'
+            -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"' -DLK_TOP_DIR='"$(LK_TOP)"'
 CFLAGS ?= -O3 -g
 CFLAGS += -std=c11 $(LK_WARN) -ffp-contract=off -fno-fast-math -pthread
 NVCCFLAGS ?= -O3 -g -lineinfo

@@ -1,0 +1,50 @@
+/**
+ * @file manifest.h
+ * @brief The dataset manifest (`datasets/MANIFEST`): every dataset of the kit, how it is
+ * generated, how many steps it runs and the md5 the serial reference gives.
+ *
+ * One dataset per line, fields separated by whitespace, `#` starts a comment:
+ * @code
+ * # name             model      generator        steps  stored  md5
+ * sciddicat-tiny     sciddicat  valley:12x10:1   2      yes     0123...
+ * @endcode
+ * `stored` is `yes` when the generated input files are committed under
+ * `datasets/<model>/<name>_{header,dem,source}.txt`, `no` when they are made on demand.
+ */
+#ifndef LABKIT_MANIFEST_H
+#define LABKIT_MANIFEST_H
+
+#include "labkit/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One dataset. */
+typedef struct lk_manifest_entry {
+    char name[64];  /**< Unique name. */
+    char model[32]; /**< Model it feeds (e.g. "sciddicat"). */
+    char spec[128]; /**< Generator spec, e.g. "valley:610x496:1". */
+    int steps;      /**< Steps the reference runs. */
+    int stored;     /**< 1 if the input files are committed. */
+    char md5[33];   /**< Expected md5 of the output. */
+    int line;       /**< Line of the manifest it came from. */
+} lk_manifest_entry;
+
+/** A parsed manifest. */
+typedef struct lk_manifest {
+    int n;                /**< Number of entries. */
+    lk_manifest_entry *e; /**< Entries in file order. */
+} lk_manifest;
+
+/** Parse @p path strictly (errors name the file, line and field). */
+int lk_manifest_read(const char *path, lk_manifest *m, lk_error *err);
+/** The entry called @p name, or NULL. */
+const lk_manifest_entry *lk_manifest_find(const lk_manifest *m, const char *name);
+/** Free a manifest (safe on a zeroed struct). */
+void lk_manifest_free(lk_manifest *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,194 @@
+/**
+ * @file sciddicat.h
+ * @brief The SciddicaT debris-flow cellular automaton: one copy of the model for every lab.
+ *
+ * State per cell: altitude z, debris thickness h and four outflows Sf (towards North, West,
+ * East, South), stored as four row-major layers: Sf[k * rows * cols + i * cols + j].
+ * A step is: reset the outflows, compute them by minimisation of differences, update h.
+ * Border rows and columns are never updated: flow that reaches them leaves the domain.
+ *
+ * The per-cell functions are `static inline` and `__host__ __device__` under nvcc, so the
+ * serial reference and every kernel run exactly the same arithmetic in the same order:
+ * that is what makes CPU and GPU results bit-identical (DESIGN.md section 4).
+ */
+#ifndef LABKIT_SCIDDICAT_H
+#define LABKIT_SCIDDICAT_H
+
+#include <stddef.h>
+
+#include "labkit/error.h"
+#include "labkit/grid_io.h"
+
+#ifdef __CUDACC__
+#define LK_HD __host__ __device__
+#else
+/** Marks a function usable from host and device code (empty in C). */
+#define LK_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Outflow damping (relaxation) factor p_r. */
+#define LK_SCIDDICAT_P_R 0.5
+/** Adherence: thickness below which debris cannot leave a cell (metres). */
+#define LK_SCIDDICAT_P_EPSILON 0.001
+/** Number of outflow layers in Sf (von Neumann neighbourhood without the centre). */
+#define LK_SCIDDICAT_NFLOWS 4
+/**
+ * Bytes a step must move per cell at least, for bandwidth figures: reset writes Sf (32),
+ * flows read z, h (16) and write Sf (32), width update reads h, Sf (40) and writes h (8).
+ */
+#define LK_SCIDDICAT_BYTES_PER_CELL_STEP 128.0
+
+/** Index of cell (i, j) in a row-major layer with @p cols columns. */
+LK_HD static inline size_t lk_sciddicat_at(int i, int j, int cols)
+{
+    return (size_t)i * (size_t)cols + (size_t)j;
+}
+
+/** Index of outflow @p k (0 N, 1 W, 2 E, 3 S) of cell (i, j) in Sf. */
+LK_HD static inline size_t lk_sciddicat_flow_at(int k, int i, int j, int rows, int cols)
+{
+    return (size_t)k * (size_t)rows * (size_t)cols + lk_sciddicat_at(i, j, cols);
+}
+
+/** Reset process: zero the four outflows of interior cell (i, j). */
+LK_HD static inline void lk_sciddicat_reset_cell(int i, int j, int rows, int cols, double *Sf)
+{
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+}
+
+/**
+ * Flows process of interior cell (i, j): minimisation of differences (Di Gregorio & Serra).
+ * Writes only the outflows of directions that stay in the average; the others keep the
+ * zero written by the reset. The order of every addition and the division by the integer
+ * count are those of the course's reference and must not change.
+ */
+LK_HD static inline void lk_sciddicat_flows_cell(int i, int j, int rows, int cols,
+                                                 const double *Sz, const double *Sh,
+                                                 double *Sf, double p_r, double p_epsilon)
+{
+    double u[5];
+    const double m = Sh[lk_sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = Sz[lk_sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = Sz[lk_sciddicat_at(i - 1, j, cols)] + Sh[lk_sciddicat_at(i - 1, j, cols)];
+    u[2] = Sz[lk_sciddicat_at(i, j - 1, cols)] + Sh[lk_sciddicat_at(i, j - 1, cols)];
+    u[3] = Sz[lk_sciddicat_at(i, j + 1, cols)] + Sh[lk_sciddicat_at(i, j + 1, cols)];
+    u[4] = Sz[lk_sciddicat_at(i + 1, j, cols)] + Sh[lk_sciddicat_at(i + 1, j, cols)];
+
+    unsigned eliminated = 0; /* bit n set: neighbour n left the average (a bitmask keeps it
+                                in a register on the GPU, where bool[5] may spill) */
+    double average;
+    int again;
+    do {
+        again = 0;
+        average = m;
+        int cells_count = 0;
+        for (int n = 0; n < 5; n++)
+            if (!(eliminated & (1u << n))) {
+                average += u[n];
+                cells_count++;
+            }
+        if (cells_count != 0)
+            average /= cells_count;
+        for (int n = 0; n < 5; n++)
+            if (average <= u[n] && !(eliminated & (1u << n))) {
+                eliminated |= 1u << n;
+                again = 1;
+            }
+    } while (again);
+
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        if (!(eliminated & (1u << (k + 1))))
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+}
+
+/**
+ * Width-update process of interior cell (i, j): the new thickness, from inflows minus
+ * outflows in the order North, West, East, South.
+ */
+LK_HD static inline double lk_sciddicat_width_cell(int i, int j, int rows, int cols,
+                                                   const double *Sh, const double *Sf)
+{
+    double h = Sh[lk_sciddicat_at(i, j, cols)];
+    h += Sf[lk_sciddicat_flow_at(3, i - 1, j, rows, cols)] - Sf[lk_sciddicat_flow_at(0, i, j, rows, cols)];
+    h += Sf[lk_sciddicat_flow_at(2, i, j - 1, rows, cols)] - Sf[lk_sciddicat_flow_at(1, i, j, rows, cols)];
+    h += Sf[lk_sciddicat_flow_at(1, i, j + 1, rows, cols)] - Sf[lk_sciddicat_flow_at(2, i, j, rows, cols)];
+    h += Sf[lk_sciddicat_flow_at(0, i + 1, j, rows, cols)] - Sf[lk_sciddicat_flow_at(3, i, j, rows, cols)];
+    return h;
+}
+
+/** A loaded, initialised SciddicaT problem (host memory, owned by the struct). */
+typedef struct lk_sciddicat {
+    int rows;           /**< Grid rows (nrows). */
+    int cols;           /**< Grid columns (ncols). */
+    lk_grid_header hdr; /**< Header of the input grids. */
+    double *z;          /**< Altitude after initialisation (z -= h on wet interior cells). */
+    double *h0;         /**< Initial thickness. */
+} lk_sciddicat;
+
+/** Terrain kinds the generator makes. */
+typedef enum lk_sciddicat_terrain {
+    LK_TERRAIN_VALLEY, /**< A noisy valley descending southwards, debris blob near the top. */
+    LK_TERRAIN_PLANE   /**< A steep noisy plane; the flow reaches the southern border. */
+} lk_sciddicat_terrain;
+
+/** What the generator makes: deterministic from these fields alone, on every platform. */
+typedef struct lk_sciddicat_spec {
+    lk_sciddicat_terrain terrain; /**< Terrain kind. */
+    int rows;                     /**< Rows (>= 1). */
+    int cols;                     /**< Columns (>= 1). */
+    unsigned long long seed;      /**< Seed of the noise. */
+} lk_sciddicat_spec;
+
+/** Parse a terrain name ("valley", "plane"). */
+int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err);
+/** Name of a terrain kind. */
+const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t);
+
+/**
+ * Parse a generator spec `KIND:ROWSxCOLS:SEED`, e.g. `valley:610x496:1`.
+ */
+int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err);
+
+/**
+ * Generate the raw inputs of @p spec: header, DEM (altitudes, metres) and source thickness,
+ * each rows*cols (caller-allocated). Uses only correctly rounded IEEE operations, so the
+ * same spec gives the same bits everywhere.
+ */
+int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
+                          double *source, lk_error *err);
+
+/** Load the course layout: header file, DEM body and source body; then initialise. */
+int lk_sciddicat_load(const char *header, const char *dem, const char *source,
+                      lk_sciddicat *sim, lk_error *err);
+/** Load two single-file `.asc` grids (DEM and source, same header); then initialise. */
+int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim,
+                          lk_error *err);
+/** Build a problem from @p spec with the generator; then initialise. */
+int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim,
+                                lk_error *err);
+/**
+ * Load dataset @p name of the manifest at @p manifest_path: its committed files when it is
+ * stored (`<dir of manifest>/sciddicat/<name>_{header,dem,source}.txt`), else generated.
+ * If @p steps is not NULL it receives the manifest's step count; @p md5 (33 bytes) its hash.
+ */
+int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
+                              int *steps, char *md5, lk_error *err);
+/** Free a problem (safe on a zeroed struct). */
+void lk_sciddicat_free(lk_sciddicat *sim);
+
+/**
+ * Serial reference: copy h0 into @p h (rows*cols) and run @p steps steps on it.
+ * If @p lost is not NULL it receives the thickness that left through the border.
+ */
+int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,
+                        lk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

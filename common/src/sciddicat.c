@@ -1,0 +1,341 @@
+#include "labkit/sciddicat.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/cli.h"
+#include "labkit/manifest.h"
+
+int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err)
+{
+    if (strcmp(name, "valley") == 0)
+        *out = LK_TERRAIN_VALLEY;
+    else if (strcmp(name, "plane") == 0)
+        *out = LK_TERRAIN_PLANE;
+    else
+        return lk_fail(err, "unknown terrain '%s': use 'valley' or 'plane'", name);
+    return 0;
+}
+
+const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t)
+{
+    return t == LK_TERRAIN_PLANE ? "plane" : "valley";
+}
+
+int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return lk_fail(err, "generator spec '%.40s...' is too long: use KIND:ROWSxCOLS:SEED", s);
+    strcpy(buf, s);
+    char *kind = buf, *dims = strchr(buf, ':'), *seed = NULL;
+    if (dims) {
+        *dims++ = '\0';
+        seed = strchr(dims, ':');
+        if (seed)
+            *seed++ = '\0';
+    }
+    if (!dims || !seed)
+        return lk_fail(err, "generator spec '%s' is malformed: use KIND:ROWSxCOLS:SEED, "
+                            "e.g. valley:610x496:1", s);
+    lk_sciddicat_spec spec;
+    int rows, cols;
+    lk_error sub;
+    if (lk_sciddicat_terrain_parse(kind, &spec.terrain, &sub) != 0 ||
+        lk_parse_dims("rows x cols", dims, LK_GRID_MAX_DIM, &rows, &cols, &sub) != 0 ||
+        lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
+        return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
+    if ((long long)rows * cols > LK_GRID_MAX_CELLS)
+        return lk_fail(err, "generator spec '%s': %d x %d cells is too many (at most %lld)",
+                       s, rows, cols, LK_GRID_MAX_CELLS);
+    spec.rows = rows;
+    spec.cols = cols;
+    *out = spec;
+    return 0;
+}
+
+/* Noise from hashed lattice values, smoothly interpolated. Only +, -, *, / are used so the
+   terrain is bit-identical on every libm. */
+static double lattice_value(uint64_t seed, int64_t li, int64_t lj, uint64_t octave)
+{
+    uint64_t z = seed ^ ((uint64_t)li * 0x9e3779b97f4a7c15ULL) ^
+                 ((uint64_t)lj * 0xc2b2ae3d27d4eb4fULL) ^ (octave * 0x165667b19e3779f9ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-52 - 1.0; /* [-1, 1) */
+}
+
+static double smooth(double t) { return t * t * (3.0 - 2.0 * t); }
+
+static double value_noise(uint64_t seed, uint64_t octave, int i, int j, int spacing)
+{
+    int64_t li = i / spacing, lj = j / spacing;
+    double ti = smooth((double)(i % spacing) / spacing);
+    double tj = smooth((double)(j % spacing) / spacing);
+    double a = lattice_value(seed, li, lj, octave), b = lattice_value(seed, li, lj + 1, octave);
+    double c = lattice_value(seed, li + 1, lj, octave), d = lattice_value(seed, li + 1, lj + 1, octave);
+    double top = a + (b - a) * tj, bottom = c + (d - c) * tj;
+    return top + (bottom - top) * ti;
+}
+
+/* Millimetre resolution, like a surveyed DEM; k / 1000.0 is the double nearest to k mm. */
+static double to_mm(double v) { return floor(v * 1000.0 + 0.5) / 1000.0; }
+
+int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
+                          double *source, lk_error *err)
+{
+    const int rows = spec->rows, cols = spec->cols;
+    if (rows < 1 || cols < 1)
+        return lk_fail(err, "generator: %d x %d is not a grid: rows and cols must be >= 1",
+                       rows, cols);
+    const int valley = spec->terrain == LK_TERRAIN_VALLEY;
+    const double cellsize = 10.0;
+    const double drop_per_row = valley ? 3.0 : 8.0; /* metres per cell southwards */
+    const double centre_j = (cols - 1) / 2.0;
+    const double half_width = cols > 1 ? (cols - 1) / 2.0 : 1.0;
+    /* The blob sits near the top of the valley, mid-way down the plane. */
+    const double blob_i = (rows - 1) * (valley ? 0.15 : 0.4);
+    const double min_dim = rows < cols ? rows : cols;
+    const double blob_r = min_dim * 0.06 > 1.5 ? min_dim * 0.06 : 1.5;
+
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            double dx = (j - centre_j) / half_width;
+            double z = 1000.0 + drop_per_row * (rows - 1 - i);
+            if (valley)
+                z += 60.0 * dx * dx + 3.0 * value_noise(spec->seed, 1, i, j, 16) +
+                     0.8 * value_noise(spec->seed, 2, i, j, 4);
+            else
+                z += 4.0 * dx + 1.5 * value_noise(spec->seed, 1, i, j, 8) +
+                     0.4 * value_noise(spec->seed, 2, i, j, 3);
+            dem[lk_sciddicat_at(i, j, cols)] = to_mm(z);
+
+            double di = (i - blob_i) / blob_r, dj = (j - centre_j) / blob_r;
+            double d2 = di * di + dj * dj;
+            int interior = i > 0 && j > 0 && i < rows - 1 && j < cols - 1;
+            source[lk_sciddicat_at(i, j, cols)] =
+                interior && d2 < 1.0 ? to_mm(6.0 * (1.0 - d2)) : 0.0;
+        }
+    hdr->ncols = cols;
+    hdr->nrows = rows;
+    hdr->xllcorner = 0.0;
+    hdr->yllcorner = 0.0;
+    hdr->cellsize = cellsize;
+    hdr->nodata = -9999.0;
+    return 0;
+}
+
+/* The course's initialisation: the DEM includes the landslide body, so its thickness is
+   removed from the interior cells to get the sliding surface. */
+static void initialise(lk_sciddicat *sim)
+{
+    for (int i = 1; i < sim->rows - 1; i++)
+        for (int j = 1; j < sim->cols - 1; j++) {
+            size_t at = lk_sciddicat_at(i, j, sim->cols);
+            if (sim->h0[at] > 0.0)
+                sim->z[at] = sim->z[at] - sim->h0[at];
+        }
+}
+
+static int allocate(lk_sciddicat *sim, const lk_grid_header *hdr, lk_error *err)
+{
+    memset(sim, 0, sizeof *sim);
+    size_t n = (size_t)hdr->nrows * (size_t)hdr->ncols;
+    sim->z = malloc(n * sizeof *sim->z);
+    sim->h0 = malloc(n * sizeof *sim->h0);
+    if (!sim->z || !sim->h0) {
+        lk_sciddicat_free(sim);
+        return lk_fail(err, "out of memory for a %d x %d grid (%.1f MiB): use a smaller grid",
+                       hdr->nrows, hdr->ncols, 2.0 * n * sizeof(double) / 1048576.0);
+    }
+    sim->rows = hdr->nrows;
+    sim->cols = hdr->ncols;
+    sim->hdr = *hdr;
+    return 0;
+}
+
+/* A negative thickness is not debris: reject it rather than simulate nonsense. */
+static int check_source(const lk_sciddicat *sim, const char *path, lk_error *err)
+{
+    for (int i = 0; i < sim->rows; i++)
+        for (int j = 0; j < sim->cols; j++) {
+            double h = sim->h0[lk_sciddicat_at(i, j, sim->cols)];
+            if (h < 0.0)
+                return lk_fail(err, "%s: cell (row %d, col %d) has thickness %g: the source "
+                                    "thickness must be >= 0 (is this the DEM by mistake?)",
+                               path, i, j, h);
+        }
+    return 0;
+}
+
+int lk_sciddicat_load(const char *header, const char *dem, const char *source,
+                      lk_sciddicat *sim, lk_error *err)
+{
+    lk_grid_header hdr;
+    if (lk_read_header(header, &hdr, err) != 0 || allocate(sim, &hdr, err) != 0)
+        return -1;
+    if (lk_read_body(dem, hdr.nrows, hdr.ncols, sim->z, err) != 0 ||
+        lk_read_body(source, hdr.nrows, hdr.ncols, sim->h0, err) != 0 ||
+        check_source(sim, source, err) != 0) {
+        lk_sciddicat_free(sim);
+        return -1;
+    }
+    initialise(sim);
+    return 0;
+}
+
+int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim,
+                          lk_error *err)
+{
+    lk_grid_header hdem, hsrc;
+    lk_grid gdem = {0}, gsrc = {0};
+    if (lk_read_asc(dem, &hdem, &gdem, err) != 0)
+        return -1;
+    if (lk_read_asc(source, &hsrc, &gsrc, err) != 0) {
+        lk_grid_free(&gdem);
+        return -1;
+    }
+    int rc = -1;
+    if (hdem.nrows != hsrc.nrows || hdem.ncols != hsrc.ncols)
+        lk_fail(err, "%s: grid is %d rows x %d cols but %s is %d x %d: the DEM and the "
+                     "source must cover the same grid",
+                source, hsrc.nrows, hsrc.ncols, dem, hdem.nrows, hdem.ncols);
+    else if (allocate(sim, &hdem, err) == 0) {
+        size_t bytes = (size_t)hdem.nrows * hdem.ncols * sizeof(double);
+        memcpy(sim->z, gdem.data, bytes);
+        memcpy(sim->h0, gsrc.data, bytes);
+        if (check_source(sim, source, err) == 0) {
+            initialise(sim);
+            rc = 0;
+        } else
+            lk_sciddicat_free(sim);
+    }
+    lk_grid_free(&gdem);
+    lk_grid_free(&gsrc);
+    return rc;
+}
+
+int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim,
+                                lk_error *err)
+{
+    lk_grid_header hdr = {.nrows = spec->rows, .ncols = spec->cols};
+    if (spec->rows < 1 || spec->cols < 1)
+        return lk_fail(err, "generator: %d x %d is not a grid: rows and cols must be >= 1",
+                       spec->rows, spec->cols);
+    if (allocate(sim, &hdr, err) != 0)
+        return -1;
+    if (lk_sciddicat_generate(spec, &sim->hdr, sim->z, sim->h0, err) != 0) {
+        lk_sciddicat_free(sim);
+        return -1;
+    }
+    initialise(sim);
+    return 0;
+}
+
+int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
+                              int *steps, char *md5, lk_error *err)
+{
+    lk_manifest m;
+    if (lk_manifest_read(manifest_path, &m, err) != 0)
+        return -1;
+    int rc = -1;
+    const lk_manifest_entry *e = lk_manifest_find(&m, name);
+    lk_sciddicat_spec spec;
+    if (!e) {
+        char known[512] = "";
+        for (int i = 0; i < m.n; i++)
+            if (strcmp(m.e[i].model, "sciddicat") == 0 &&
+                strlen(known) + strlen(m.e[i].name) + 2 < sizeof known)
+                strcat(strcat(known, " "), m.e[i].name);
+        lk_fail(err, "%s: no dataset named '%s': known SciddicaT datasets:%s", manifest_path,
+                name, known);
+    } else if (strcmp(e->model, "sciddicat") != 0)
+        lk_fail(err, "%s:%d: dataset '%s' is for model '%s', not sciddicat", manifest_path,
+                e->line, name, e->model);
+    else if (e->stored) {
+        char dir[4096], header[4200], dem[4200], source[4200];
+        snprintf(dir, sizeof dir, "%s", manifest_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            strcpy(dir, ".");
+        snprintf(header, sizeof header, "%s/sciddicat/%s_header.txt", dir, name);
+        snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
+        snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
+        rc = lk_sciddicat_load(header, dem, source, sim, err);
+    } else {
+        lk_error sub;
+        if (lk_sciddicat_spec_parse(e->spec, &spec, &sub) != 0)
+            lk_fail(err, "%s:%d: %s", manifest_path, e->line, sub.msg);
+        else
+            rc = lk_sciddicat_load_generated(&spec, sim, err);
+    }
+    if (rc == 0) {
+        if (steps)
+            *steps = e->steps;
+        if (md5)
+            strcpy(md5, e->md5);
+    }
+    lk_manifest_free(&m);
+    return rc;
+}
+
+void lk_sciddicat_free(lk_sciddicat *sim)
+{
+    free(sim->z);
+    free(sim->h0);
+    sim->z = sim->h0 = NULL;
+    sim->rows = sim->cols = 0;
+}
+
+/* Thickness leaving through the border this step: outflows of the cells next to it. */
+static double border_outflow(int rows, int cols, const double *Sf)
+{
+    double out = 0.0;
+    for (int j = 1; j < cols - 1; j++)
+        out += Sf[lk_sciddicat_flow_at(0, 1, j, rows, cols)] +
+               Sf[lk_sciddicat_flow_at(3, rows - 2, j, rows, cols)];
+    for (int i = 1; i < rows - 1; i++)
+        out += Sf[lk_sciddicat_flow_at(1, i, 1, rows, cols)] +
+               Sf[lk_sciddicat_flow_at(2, i, cols - 2, rows, cols)];
+    return out;
+}
+
+int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,
+                        lk_error *err)
+{
+    const int rows = sim->rows, cols = sim->cols;
+    const size_t n = (size_t)rows * (size_t)cols;
+    if (steps < 0)
+        return lk_fail(err, "serial: %d steps: the number of steps must be >= 0", steps);
+    /* Border outflows are read but never written: they must be zero. */
+    double *Sf = calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *Sf);
+    if (!Sf)
+        return lk_fail(err, "serial: out of memory for the outflows (%.1f MiB)",
+                       LK_SCIDDICAT_NFLOWS * n * sizeof(double) / 1048576.0);
+    memcpy(h, sim->h0, n * sizeof *h);
+    double left = 0.0;
+    for (int s = 0; s < steps; s++) {
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++)
+                lk_sciddicat_reset_cell(i, j, rows, cols, Sf);
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++)
+                lk_sciddicat_flows_cell(i, j, rows, cols, sim->z, h, Sf, LK_SCIDDICAT_P_R,
+                                        LK_SCIDDICAT_P_EPSILON);
+        if (lost && rows >= 3 && cols >= 3)
+            left += border_outflow(rows, cols, Sf);
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++)
+                h[lk_sciddicat_at(i, j, cols)] = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+    }
+    free(Sf);
+    if (lost)
+        *lost = left;
+    return 0;
+}

@@ -1,0 +1,129 @@
+/* labkit-gen: make the kit's datasets and their expected hashes. See datasets/README.md. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/grid_io.h"
+#include "labkit/manifest.h"
+#include "labkit/sciddicat.h"
+
+static const char *usage =
+    "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
+    "  files SPEC PREFIX   write PREFIX_header.txt, PREFIX_dem.txt, PREFIX_source.txt for a\n"
+    "                      generator spec KIND:ROWSxCOLS:SEED (KIND: valley or plane)\n"
+    "  dataset NAME DIR    write the input files of manifest dataset NAME into DIR\n"
+    "  expect NAME         run the serial reference on NAME, print the md5 of its output\n"
+    "  list                list the manifest's datasets\n";
+
+static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_error *err)
+{
+    size_t n = (size_t)spec->rows * spec->cols;
+    double *dem = malloc(n * sizeof *dem), *source = malloc(n * sizeof *source);
+    char path[4200];
+    lk_grid_header hdr;
+    int rc = -1;
+    if (!dem || !source)
+        lk_fail(err, "out of memory for %d x %d grids", spec->rows, spec->cols);
+    else if (lk_sciddicat_generate(spec, &hdr, dem, source, err) == 0) {
+        snprintf(path, sizeof path, "%s_header.txt", prefix);
+        if (lk_write_header(path, &hdr, err) == 0) {
+            snprintf(path, sizeof path, "%s_dem.txt", prefix);
+            if (lk_write_body(path, dem, spec->rows, spec->cols, err) == 0) {
+                snprintf(path, sizeof path, "%s_source.txt", prefix);
+                rc = lk_write_body(path, source, spec->rows, spec->cols, err);
+            }
+        }
+    }
+    free(dem);
+    free(source);
+    return rc;
+}
+
+static int find(const char *manifest_path, const char *name, lk_manifest *m,
+                const lk_manifest_entry **e, lk_error *err)
+{
+    if (lk_manifest_read(manifest_path, m, err) != 0)
+        return -1;
+    *e = lk_manifest_find(m, name);
+    if (!*e) {
+        lk_manifest_free(m);
+        return lk_fail(err, "%s: no dataset named '%s': run `labkit-gen list`", manifest_path,
+                       name);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *manifest_path = LK_TOP_DIR "/datasets/MANIFEST";
+    static const struct option options[] = {{"manifest", required_argument, 0, 'm'},
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "+m:h", options, NULL)) != -1) {
+        if (opt == 'm')
+            manifest_path = optarg;
+        else {
+            fputs(usage, opt == 'h' ? stdout : stderr);
+            return opt == 'h' ? 0 : 2;
+        }
+    }
+    argc -= optind;
+    argv += optind;
+    lk_error err;
+    lk_error_clear(&err);
+    if (argc == 3 && strcmp(argv[0], "files") == 0) {
+        lk_sciddicat_spec spec;
+        if (lk_sciddicat_spec_parse(argv[1], &spec, &err) != 0 ||
+            write_files(&spec, argv[2], &err) != 0)
+            lk_die("labkit-gen", &err);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[0], "dataset") == 0) {
+        lk_manifest m;
+        const lk_manifest_entry *e;
+        lk_sciddicat_spec spec;
+        char prefix[4200];
+        if (find(manifest_path, argv[1], &m, &e, &err) != 0)
+            lk_die("labkit-gen", &err);
+        snprintf(prefix, sizeof prefix, "%s/%s", argv[2], e->name);
+        if (lk_sciddicat_spec_parse(e->spec, &spec, &err) != 0 ||
+            write_files(&spec, prefix, &err) != 0)
+            lk_die("labkit-gen", &err);
+        printf("%s_header.txt %s_dem.txt %s_source.txt\n", prefix, prefix, prefix);
+        lk_manifest_free(&m);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[0], "expect") == 0) {
+        lk_sciddicat sim;
+        int steps;
+        char hex[33];
+        if (lk_sciddicat_load_dataset(manifest_path, argv[1], &sim, &steps, NULL, &err) != 0)
+            lk_die("labkit-gen", &err);
+        double *h = malloc((size_t)sim.rows * sim.cols * sizeof *h);
+        if (!h) {
+            lk_fail(&err, "out of memory");
+            lk_die("labkit-gen", &err);
+        }
+        if (lk_sciddicat_serial(&sim, steps, h, NULL, &err) != 0 ||
+            lk_course_text_md5(h, sim.rows, sim.cols, hex, &err) != 0)
+            lk_die("labkit-gen", &err);
+        printf("%s\n", hex);
+        free(h);
+        lk_sciddicat_free(&sim);
+        return 0;
+    }
+    if (argc == 1 && strcmp(argv[0], "list") == 0) {
+        lk_manifest m;
+        if (lk_manifest_read(manifest_path, &m, &err) != 0)
+            lk_die("labkit-gen", &err);
+        for (int i = 0; i < m.n; i++)
+            printf("%-24s %-10s %-22s %8d %-3s %s\n", m.e[i].name, m.e[i].model, m.e[i].spec,
+                   m.e[i].steps, m.e[i].stored ? "yes" : "no", m.e[i].md5);
+        lk_manifest_free(&m);
+        return 0;
+    }
+    fputs(usage, stderr);
+    return 2;
+}

@@ -1,0 +1,88 @@
+/* The manifest is the kit's ground truth: committed inputs must be exactly what the
+   generator makes, and the serial reference must still give every listed hash. */
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "labkit/manifest.h"
+#include "labkit/md5.h"
+#include "labkit/sciddicat.h"
+#include "labkit/testing.h"
+
+static void read_manifest(lk_manifest *m)
+{
+    char path[4096];
+    lk_error err;
+    LK_ASSERT_OK(lk_manifest_read(lk_test_path(path, sizeof path, "datasets/MANIFEST"), m, &err), &err);
+}
+
+static void check_hash(const char *name)
+{
+    char manifest[4096], md5[33], hex[33];
+    int steps;
+    lk_sciddicat sim;
+    lk_error err;
+    lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+    LK_ASSERT_OK(lk_sciddicat_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    double *h = malloc((size_t)sim.rows * sim.cols * sizeof *h);
+    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, h, NULL, &err), &err);
+    LK_ASSERT_OK(lk_course_text_md5(h, sim.rows, sim.cols, hex, &err), &err);
+    cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
+                     "the manifest says %s", name, hex, steps, md5);
+    free(h);
+    lk_sciddicat_free(&sim);
+}
+
+/* Every dataset but the two big ones, which have tests of their own (they run in parallel). */
+Test(manifest, small_dataset_hashes)
+{
+    lk_manifest m;
+    read_manifest(&m);
+    int checked = 0;
+    for (int i = 0; i < m.n; i++)
+        if (strcmp(m.e[i].model, "sciddicat") == 0 &&
+            strcmp(m.e[i].name, "sciddicat-course-size") != 0 &&
+            strcmp(m.e[i].name, "sciddicat-large") != 0) {
+            check_hash(m.e[i].name);
+            checked++;
+        }
+    cr_assert_geq(checked, 8, "expected at least 8 small SciddicaT datasets, found %d", checked);
+    lk_manifest_free(&m);
+}
+
+Test(manifest, course_size_hash, .timeout = 600) { check_hash("sciddicat-course-size"); }
+Test(manifest, large_hash, .timeout = 600) { check_hash("sciddicat-large"); }
+
+/* Regenerate each committed dataset with labkit-gen and compare the files byte for byte. */
+Test(manifest, committed_inputs_equal_regenerated_ones)
+{
+    lk_manifest m;
+    read_manifest(&m);
+    char tmpl[] = "/tmp/labkit-manifest-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    int stored = 0;
+    for (int i = 0; i < m.n; i++) {
+        if (!m.e[i].stored)
+            continue;
+        stored++;
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "'%s' dataset '%s' '%s' >/dev/null", LK_GEN, m.e[i].name, tmpl);
+        int status = system(cmd);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", cmd);
+        static const char *parts[] = {"header", "dem", "source"};
+        for (int p = 0; p < 3; p++) {
+            char made[4200], committed[4200], rel[512], a[33], b[33];
+            lk_error err;
+            snprintf(made, sizeof made, "%s/%s_%s.txt", tmpl, m.e[i].name, parts[p]);
+            snprintf(rel, sizeof rel, "datasets/%s/%s_%s.txt", m.e[i].model, m.e[i].name, parts[p]);
+            lk_test_path(committed, sizeof committed, rel);
+            LK_ASSERT_OK(lk_md5_file(made, a, &err), &err);
+            LK_ASSERT_OK(lk_md5_file(committed, b, &err), &err);
+            cr_expect_str_eq(a, b, "%s differs from what `labkit-gen dataset %s` makes now: "
+                             "regenerate it and update the manifest", rel, m.e[i].name);
+            remove(made);
+        }
+    }
+    cr_assert_gt(stored, 0, "no committed dataset in the manifest");
+    rmdir(tmpl);
+    lk_manifest_free(&m);
+}

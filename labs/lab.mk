@@ -1,0 +1,70 @@
+# Shared rules for every lab. A lab's Makefile is the single line `include ../lab.mk`.
+#
+#   make            build the driver and the tests from your kernels.cu
+#   make check      run the tests against your kernels.cu, then a summary
+#   make run        run the lab's standard dataset (time, md5, speedup, PNG)
+#   make bench      performance report (GPU)
+#   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors)
+
+LAB := $(notdir $(CURDIR))
+LAB_ID := $(firstword $(subst -, ,$(LAB)))
+include $(CURDIR)/../../common/common.mk
+
+VARIANT ?= student
+ifeq ($(VARIANT),solution)
+  KERNELS ?= $(LK_TOP)/solutions/$(LAB)/kernels.cu
+else
+  KERNELS ?= $(CURDIR)/kernels.cu
+endif
+B := $(CURDIR)/build/$(VARIANT)
+REPORTS ?= $(B)/reports
+PROG := $(B)/lab$(LAB_ID)
+
+LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h)
+# Every C file of the lab but main.c is linked into the driver and the tests.
+LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c,$(wildcard $(CURDIR)/*.c))) \
+            $(B)/kernels.o
+TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
+LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
+
+.PHONY: build check check-suites run bench clean
+.DELETE_ON_ERROR:
+
+build: $(PROG) $(TESTS)
+
+$(LK_LIB): FORCE
+	@$(MAKE) --no-print-directory -C $(LK_TOP) lib
+FORCE:
+
+$(B)/kernels.o: $(KERNELS) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+$(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
+	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS) -lstdc++
+
+$(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(LK_LIB) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS) -lstdc++
+
+# Suites report into $(REPORTS); the top-level `make check` collects every lab's reports.
+check-suites: build
+	@for t in $(TESTS); do $(LK_TOP)/tools/run-suite.sh $(REPORTS) lab$(LAB_ID)-$(VARIANT)-$${t##*/test_} $$t; done
+
+check:
+	@rm -rf $(REPORTS)
+	@$(MAKE) --no-print-directory check-suites
+	@$(LK_TOP)/tools/summary.sh $(REPORTS)
+
+run: $(PROG)
+	$(PROG) --standard --png $(B)/run.png
+
+bench: $(PROG)
+	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+
+clean:
+	rm -rf $(CURDIR)/build
