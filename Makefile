@@ -78,5 +78,8 @@ bench: lib tools
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
 
+docs:
+	@LK_BUILD='$(LK_BUILD)' tools/docs.sh
+
 clean:
 	rm -rf $(LK_BUILD) labs/*/build

@@ -7,12 +7,12 @@ LK_BUILD ?= $(LK_TOP)/build
 
 CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
 NVCC ?= $(CUDA_HOME)/bin/nvcc
-CC ?= gcc
+CC := gcc
 
 # CUDA_ARCH: the GPU present when there is one, else Turing..Hopper plus PTX for newer GPUs.
 # Override with e.g. CUDA_ARCH=sm_90 or CUDA_ARCH="sm_80 sm_90".
 ifeq ($(origin CUDA_ARCH),undefined)
-  LK_GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+  LK_GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -E '^ *[0-9]+\.[0-9]+ *$$' | head -n 1 | tr -d ' .')
   CUDA_ARCH := $(if $(LK_GPU_CC),sm_$(LK_GPU_CC),sm_75 sm_80 sm_86 sm_89 sm_90)
 endif
 LK_ARCH_NUMS := $(patsubst sm_%,%,$(CUDA_ARCH))

@@ -1,0 +1,86 @@
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "labkit/manifest.h"
+#include "labkit/testing.h"
+
+static char dir[64];
+static void make_dir(void) { strcpy(dir, "/tmp/labkit-mtest-XXXXXX"); cr_assert_not_null(mkdtemp(dir)); }
+
+static const char *write_manifest(const char *text)
+{
+    static char path[128];
+    snprintf(path, sizeof path, "%s/MANIFEST", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_error(const char *text, const char *phrase)
+{
+    lk_manifest m;
+    lk_error err;
+    const char *path = write_manifest(text);
+    cr_assert_eq(lk_manifest_read(path, &m, &err), -1, "accepted: %s", text);
+    cr_assert(strstr(err.msg, path), "message lacks the path: %s", err.msg);
+    cr_assert(strstr(err.msg, phrase), "message lacks '%s': %s", phrase, err.msg);
+    cr_assert_null(m.e);
+}
+
+#define MD5 "0123456789abcdef0123456789abcdef"
+
+Test(manifest, parses_entries_comments_and_blank_lines, .init = make_dir)
+{
+    lk_manifest m;
+    lk_error err;
+    const char *path = write_manifest("# header\n\n"
+                                      "a sciddicat valley:3x3:1 10 yes " MD5 "  # note\n"
+                                      "\tb  sciddicat plane:5x4:2 0 no " MD5 "\n");
+    LK_ASSERT_OK(lk_manifest_read(path, &m, &err), &err);
+    cr_assert_eq(m.n, 2);
+    const lk_manifest_entry *b = lk_manifest_find(&m, "b");
+    cr_assert_not_null(b);
+    cr_assert_str_eq(b->spec, "plane:5x4:2");
+    cr_assert_eq(b->steps, 0);
+    cr_assert_eq(b->stored, 0);
+    cr_assert_eq(b->line, 4);
+    cr_assert_eq(m.e[0].stored, 1);
+    cr_assert_null(lk_manifest_find(&m, "c"));
+    lk_manifest_free(&m);
+}
+
+Test(manifest, rejects_wrong_field_count, .init = make_dir)
+{
+    expect_error("a sciddicat valley:3x3:1 10 yes\n", ":1: found 5 fields, expected 6");
+}
+Test(manifest, rejects_bad_steps, .init = make_dir)
+{
+    expect_error("a sciddicat valley:3x3:1 ten yes " MD5 "\n", ":1: --steps");
+}
+Test(manifest, rejects_bad_stored, .init = make_dir)
+{
+    expect_error("a sciddicat valley:3x3:1 1 maybe " MD5 "\n", "write yes or no");
+}
+Test(manifest, rejects_bad_md5, .init = make_dir)
+{
+    expect_error("a sciddicat valley:3x3:1 1 yes 0123456789ABCDEF0123456789abcdef\n",
+                 "not 32 lowercase hex digits");
+}
+Test(manifest, rejects_duplicate_names, .init = make_dir)
+{
+    expect_error("a sciddicat valley:3x3:1 1 yes " MD5 "\na sciddicat valley:3x3:2 1 yes " MD5 "\n",
+                 ":2: dataset 'a' is already defined on line 1");
+}
+Test(manifest, rejects_empty_manifest, .init = make_dir)
+{
+    expect_error("# nothing\n", "no dataset listed");
+}
+Test(manifest, missing_file_is_an_error)
+{
+    lk_manifest m;
+    lk_error err;
+    cr_assert_eq(lk_manifest_read("/nonexistent/MANIFEST", &m, &err), -1);
+    cr_assert(strstr(err.msg, "/nonexistent/MANIFEST: cannot open"), "%s", err.msg);
+}
