@@ -83,3 +83,6 @@ docs:
 
 clean:
 	rm -rf $(LK_BUILD) labs/*/build
+
+# The grader's build and `make grade` live in grader/grader.mk.
+-include grader/grader.mk

@@ -16,7 +16,7 @@ ifeq ($(VARIANT),solution)
 else
   KERNELS ?= $(CURDIR)/kernels.cu
 endif
-B := $(CURDIR)/build/$(VARIANT)
+B ?= $(CURDIR)/build/$(VARIANT)
 REPORTS ?= $(B)/reports
 PROG := $(B)/lab$(LAB_ID)
 
