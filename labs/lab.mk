@@ -26,6 +26,8 @@ LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c,$(wi
             $(B)/kernels.o
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
+# The harness poisons every device allocation of the student's code (common/src/cuda_poison.c).
+LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
 
 .PHONY: build check check-suites run bench clean
 .DELETE_ON_ERROR:
@@ -45,11 +47,11 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
-	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS) -lstdc++
+	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS) -lstdc++
 
 $(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(LK_LIB) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS) -lstdc++
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS) -lstdc++
 
 # Suites report into $(REPORTS); the top-level `make check` collects every lab's reports.
 check-suites: build

@@ -94,7 +94,7 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
                        rows, cols);
     const int valley = spec->terrain == LK_TERRAIN_VALLEY;
     const double cellsize = 10.0;
-    const double drop_per_row = valley ? 3.0 : 8.0; /* metres per cell southwards */
+    const double drop_per_row = valley ? 1.0 : 8.0; /* metres per cell southwards */
     const double centre_j = (cols - 1) / 2.0;
     const double half_width = cols > 1 ? (cols - 1) / 2.0 : 1.0;
     /* The blob sits near the top of the valley, mid-way down the plane. */
@@ -106,9 +106,14 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
         for (int j = 0; j < cols; j++) {
             double dx = (j - centre_j) / half_width;
             double z = 1000.0 + drop_per_row * (rows - 1 - i);
+            /* The valley floor levels out and rises again in its last 40%: a basin where the
+               debris comes to rest instead of leaving the grid. */
+            const double basin_i = 0.6 * (rows - 1), basin_len = (rows - 1) - basin_i;
+            if (valley && i > basin_i)
+                z += 1.5 * drop_per_row * (i - basin_i) * (i - basin_i) / basin_len;
             if (valley)
-                z += 60.0 * dx * dx + 3.0 * value_noise(spec->seed, 1, i, j, 16) +
-                     0.8 * value_noise(spec->seed, 2, i, j, 4);
+                z += 20.0 * dx * dx + 5.0 * value_noise(spec->seed, 1, i, j, 24) +
+                     1.0 * value_noise(spec->seed, 2, i, j, 6);
             else
                 z += 4.0 * dx + 1.5 * value_noise(spec->seed, 1, i, j, 8) +
                      0.4 * value_noise(spec->seed, 2, i, j, 3);

@@ -65,7 +65,7 @@ static void usage(FILE *f, const char *prog, const lk_sciddicat_lab *lab)
             "  -o, --out FILE       write h in the course text format (its md5 is the hash)\n"
             "      --bin FILE       write h as raw little-endian doubles\n"
             "      --png FILE       picture of the terrain and the debris\n"
-            "  -r, --repeat N       time N GPU runs after a warm-up, report the median\n"
+            "  -r, --repeat N       time N GPU runs (after the checked run), report the median\n"
             "      --json           print one machine-readable result line\n"
             "      --result-fd N    also write that line to file descriptor N\n"
             "      --bench          performance report on %s (GPU)\n"
@@ -246,12 +246,39 @@ static int write_outputs(const options *o, const lk_sciddicat *sim, const double
     return 0;
 }
 
+/* The run whose result counts: output and every device allocation poisoned, untimed. */
+static int run_gpu_checked(const lk_sciddicat_lab *lab, const lk_sciddicat *sim, double *h,
+                           int steps, const lk_launch *launch, lk_error *err)
+{
+    gpu_call call = {lab, sim, h, steps, launch};
+    lk_poison(h, (size_t)sim->rows * sim->cols);
+    lk_poison_device_allocations(1);
+    int rc = call_gpu(&call, err);
+    lk_poison_device_allocations(0);
+    return rc;
+}
+
+/* Timed runs follow a checked run, which served as their warm-up. */
 static int run_gpu_timed(const lk_sciddicat_lab *lab, const lk_sciddicat *sim, double *h,
                          int steps, const lk_launch *launch, int repeat, lk_stats *ms,
                          lk_error *err)
 {
     gpu_call call = {lab, sim, h, steps, launch};
-    return lk_time_cuda(call_gpu, &call, repeat > 1 ? 1 : 0, repeat, ms, err);
+    return lk_time_cuda(call_gpu, &call, 0, repeat, ms, err);
+}
+
+/* Two runs of the same code on the same input must agree bit for bit. */
+static int check_repeatable(const double *first, const double *again, int rows, int cols,
+                            lk_error *err)
+{
+    lk_compare cmp;
+    if (lk_compare_grids(first, again, rows, cols, 4, &cmp) == 0)
+        return 0;
+    char buf[1536];
+    lk_compare_format(buf, sizeof buf, &cmp, rows, cols, "second run vs first run");
+    return lk_fail(err, "your GPU code gave a different result when run again on the same "
+                        "input (a race condition, or a buffer read before it is written?): %s",
+                   buf);
 }
 
 static int bench(const options *o, const lk_sciddicat_lab *lab, const lk_sciddicat *sim,
@@ -277,8 +304,7 @@ static int bench(const options *o, const lk_sciddicat_lab *lab, const lk_sciddic
     if (lk_sciddicat_serial(sim, check_steps, h_ref, NULL, err) != 0)
         goto done;
     double serial_s = lk_wall_seconds() - t0;
-    lk_poison(h_gpu, n);
-    if (run_gpu_timed(lab, sim, h_gpu, check_steps, &o->launch, 1, &t_steps, err) != 0)
+    if (run_gpu_checked(lab, sim, h_gpu, check_steps, &o->launch, err) != 0)
         goto done;
     lk_compare cmp;
     if (lk_compare_grids(h_ref, h_gpu, sim->rows, sim->cols, 8, &cmp) != 0) {
@@ -369,7 +395,7 @@ int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab)
     result r;
     memset(&r, 0, sizeof r);
     r.status = "ok";
-    double *h_serial = NULL, *h_gpu = NULL;
+    double *h_serial = NULL, *h_gpu = NULL, *h_again = NULL;
     int status = 0;
     if (o.mode != MODE_GPU) {
         h_serial = malloc(n * sizeof *h_serial);
@@ -382,14 +408,15 @@ int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab)
     }
     if (o.mode != MODE_SERIAL) {
         h_gpu = malloc(n * sizeof *h_gpu);
-        if (!h_gpu) {
+        h_again = malloc(n * sizeof *h_again);
+        if (!h_gpu || !h_again) {
             lk_fail(&err, "out of memory for a %d x %d grid", sim.rows, sim.cols);
             goto failed;
         }
-        lk_poison(h_gpu, n);
         if (lk_gpu_describe(r.device, sizeof r.device, &err) != 0 ||
-            lk_gpu_poison_free_memory(n * sizeof(double) * 8, &err) != 0 ||
-            run_gpu_timed(lab, &sim, h_gpu, steps, &o.launch, o.repeat, &r.gpu_ms, &err) != 0 ||
+            run_gpu_checked(lab, &sim, h_gpu, steps, &o.launch, &err) != 0 ||
+            run_gpu_timed(lab, &sim, h_again, steps, &o.launch, o.repeat, &r.gpu_ms, &err) != 0 ||
+            check_repeatable(h_gpu, h_again, sim.rows, sim.cols, &err) != 0 ||
             lk_course_text_md5(h_gpu, sim.rows, sim.cols, r.gpu_md5, &err) != 0 ||
             lk_binary_md5(h_gpu, n, r.gpu_md5_bin, &err) != 0)
             goto failed;
@@ -446,6 +473,7 @@ report:
     }
     free(h_serial);
     free(h_gpu);
+    free(h_again);
     lk_sciddicat_free(&sim);
     return status;
 }

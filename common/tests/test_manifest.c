@@ -57,7 +57,7 @@ Test(manifest, rejects_wrong_field_count, .init = make_dir)
 }
 Test(manifest, rejects_bad_steps, .init = make_dir)
 {
-    expect_error("a sciddicat valley:3x3:1 ten yes " MD5 "\n", ":1: --steps");
+    expect_error("a sciddicat valley:3x3:1 ten yes " MD5 "\n", ":1: steps: 'ten' is not an integer");
 }
 Test(manifest, rejects_bad_stored, .init = make_dir)
 {

@@ -23,7 +23,8 @@ extern "C" {
 
 /** One differing cell. */
 typedef struct lk_cell_diff {
-    int row, col;    /**< Position. */
+    int row;         /**< Row (0 at the top). */
+    int col;         /**< Column. */
     double expected; /**< Reference value. */
     double got;      /**< Computed value. */
 } lk_cell_diff;
@@ -34,10 +35,13 @@ typedef struct lk_compare {
     int nfirst;                              /**< Entries used in @ref first. */
     lk_cell_diff first[LK_COMPARE_FIRST_MAX]; /**< First differences in row-major order. */
     double max_abs;                          /**< Largest |got - expected| (inf if a NaN). */
-    double max_rel;                          /**< Largest |got - expected| / |expected|. */
-    int max_row, max_col;                    /**< Where max_abs occurs (-1 if none). */
+    /** Largest |got - expected| / |expected|; inf where expected is zero and got is not,
+        0 for a change of the sign of zero only. */
+    double max_rel;
+    int max_row;                             /**< Row of the first max_abs (-1 if none). */
+    int max_col;                             /**< Its column (-1 if none). */
     size_t nnan;                             /**< Cells where got is NaN but expected is not. */
-    size_t npoison;                          /**< Cells still holding LK_POISON_BITS. */
+    size_t npoison;                          /**< Differing cells where got is the poison. */
 } lk_compare;
 
 /** Fill @p n doubles with LK_POISON_BITS. */
@@ -47,8 +51,10 @@ void lk_poison(double *v, size_t n);
 int lk_is_poison(double v);
 
 /**
- * Compare @p got with @p expected (rows x cols, row-major) bit for bit; remember up to
- * @p kfirst (<= LK_COMPARE_FIRST_MAX) first differences. Returns the number of differences.
+ * Compare @p got with @p expected (rows x cols, row-major) bit for bit (-0.0 differs from
+ * 0.0; NaNs with the same bits are equal); remember up to @p kfirst first differences in
+ * row-major order (@p kfirst is clamped to 0..LK_COMPARE_FIRST_MAX). Returns the number of
+ * differences; NULL grids or rows/cols < 1 compare as 0 cells. @p out may be NULL.
  */
 size_t lk_compare_grids(const double *expected, const double *got, int rows, int cols,
                         int kfirst, lk_compare *out);
@@ -56,11 +62,15 @@ size_t lk_compare_grids(const double *expected, const double *got, int rows, int
 /**
  * Print a readable explanation to @p f: count, first differences (row, col, expected, got)
  * with `%.17g`, max abs/rel difference and where; a note when got is the NaN poison
- * (never written). @p what names the compared quantity, e.g. "thickness h".
+ * (never written) and one when the computation produced other NaNs. @p what names the
+ * compared quantity, e.g. "thickness h". @p f NULL means stderr.
  */
 void lk_compare_print(FILE *f, const lk_compare *c, int rows, int cols, const char *what);
 
-/** As lk_compare_print() into a buffer (truncated to @p size). */
+/**
+ * As lk_compare_print() into a buffer: always NUL-terminated, never written past @p size;
+ * a cut explanation ends in "...".
+ */
 void lk_compare_format(char *buf, size_t size, const lk_compare *c, int rows, int cols,
                        const char *what);
 

@@ -23,7 +23,11 @@
 extern "C" {
 #endif
 
-/** Fill @p err with a full description of @p code raised by @p what at @p file:@p line; -1. */
+/**
+ * Fill @p err with a full description of @p code raised by @p what at @p file:@p line; -1.
+ * Also clears the runtime's last-error state, so that a later LK_LAUNCH_TRY does not report
+ * the same (non-sticky) error again as a launch failure.
+ */
 int lk_cuda_fail(lk_error *err, cudaError_t code, const char *what, const char *file, int line);
 
 /** If @p code is an error, fill @p err via lk_cuda_fail and return -1 from the caller. */
@@ -53,11 +57,23 @@ int lk_gpu_available(char *reason, size_t reason_size);
 int lk_gpu_describe(char *out, size_t out_size, lk_error *err);
 
 /**
- * Fill @p bytes of fresh device memory with NaN bit patterns and free it, so that a
- * following cudaMalloc is likely to return poisoned memory: code that forgets to
- * initialise a device buffer then produces visibly wrong results instead of lucky zeros.
+ * Fill the @p bytes of device memory at @p d with LK_POISON_BITS (labkit/compare.h), one
+ * pattern per 8 bytes from @p d on (a trailing partial pattern when @p bytes is not a multiple
+ * of 8); returns once the fill is done. Poison device outputs with it before a run: a cell
+ * still holding the pattern afterwards was never written.
  */
-int lk_gpu_poison_free_memory(size_t bytes, lk_error *err);
+int lk_gpu_poison(void *d, size_t bytes, lk_error *err);
+
+/**
+ * While @p on, every cudaMalloc made by code linked with `-Wl,--wrap=cudaMalloc` (every lab
+ * program and test, see labs/lab.mk) returns memory filled with LK_POISON_BITS, so a device
+ * buffer read before it is written gives NaN instead of the zeros a fresh allocation happens
+ * to hold (drivers hand out zeroed memory). Off by default; never on while timing.
+ */
+void lk_poison_device_allocations(int on);
+
+/** Is allocation poisoning on? */
+int lk_poisoning_device_allocations(void);
 
 /**
  * Measure device-to-device copy bandwidth (bytes read + written per second) with a

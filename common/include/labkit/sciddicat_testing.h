@@ -22,8 +22,8 @@ static inline void lk_test_load_dataset(const char *name, lk_sciddicat *sim, int
 }
 
 /**
- * Run @p fn on @p sim for @p steps steps with @p launch, after poisoning the output and
- * fresh device memory; fail with the function's message if it reports an error; compare
+ * Run @p fn on @p sim for @p steps steps with @p launch, with the output and every device
+ * allocation poisoned; fail with the function's message if it reports an error; compare
  * with the serial reference (or, when @p expected_md5 is given, first with that hash, and
  * run serial only to explain a mismatch).
  */
@@ -38,9 +38,11 @@ static inline void lk_test_gpu_matches_serial(lk_sciddicat_gpu_fn fn, const lk_s
     lk_error err;
     lk_error_clear(&err);
     lk_poison(got, n);
-    LK_ASSERT_OK(lk_gpu_poison_free_memory(n * sizeof(double) * 8, &err), &err);
-    if (fn(sim->rows, sim->cols, sim->z, sim->h0, got, steps, launch, &err) != 0)
-        cr_fatal("%s: your GPU code returned an error: %s", what, err.msg[0] ? err.msg
+    lk_poison_device_allocations(1);
+    int rc = fn(sim->rows, sim->cols, sim->z, sim->h0, got, steps, launch, &err);
+    lk_poison_device_allocations(0);
+    if (rc != 0)
+        cr_assert_fail("%s: your GPU code returned an error: %s", what, err.msg[0] ? err.msg
                  : "(no message: fill err, e.g. with LK_CUDA_TRY)");
     if (expected_md5) {
         char hex[33];
@@ -57,7 +59,7 @@ static inline void lk_test_gpu_matches_serial(lk_sciddicat_gpu_fn fn, const lk_s
              launch->block_x, launch->block_y);
     lk_assert_grid_eq(expected, got, sim->rows, sim->cols, label);
     if (expected_md5)
-        cr_fatal("%s: the result equals the serial reference run here but not the manifest "
+        cr_assert_fail("%s: the result equals the serial reference run here but not the manifest "
                  "hash %s: the serial reference itself changed", label, expected_md5);
     free(got);
     free(expected);
