@@ -303,6 +303,14 @@ static void legend_bar_box(const picture *p, int *y, int *h)
     *h = body_h - (LINE_H + 12) - (4 * (LINE_H + 4) + 12);
 }
 
+/* Top of note line @p line under the legend bar (line 0 is the scale's). */
+static int note_y(const picture *p, int line)
+{
+    int by, bh;
+    legend_bar_box(p, &by, &bh);
+    return by + bh + 12 + line * (LINE_H + 4);
+}
+
 /* A number short enough for the legend (0.001, 12.3, 4567, 1.2e+06) with @p digits
    significant digits at least, more where 3 would print neighbouring labels alike. */
 static void format_value(char *s, size_t size, double v, const char *unit, int digits)
@@ -371,15 +379,7 @@ static void draw_colour_legend(picture *p, const char *caption, double lo, doubl
     }
     const char *note = !same ? (logscale ? "log scale" : "linear scale")
                              : (hi > lo ? "all ~equal" : "all equal");
-    draw_text(&p->cv, x, by + bh + 12, note, TEXT_SCALE, INK);
-}
-
-/* Top of note line @p line under the legend bar (line 0 is the scale's). */
-static int note_y(const picture *p, int line)
-{
-    int by, bh;
-    legend_bar_box(p, &by, &bh);
-    return by + bh + 12 + line * (LINE_H + 4);
+    draw_text(&p->cv, x, note_y(p, 0), note, TEXT_SCALE, INK);
 }
 
 /* When a map element stands for several cells, say how many and what it shows. */

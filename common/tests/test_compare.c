@@ -2,8 +2,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <criterion/new/assert.h> /* cr_fatal, used by testing.h */
-
 #include "labkit/testing.h"
 
 static double *grid(int n, double v)

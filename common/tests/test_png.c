@@ -7,8 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <criterion/new/assert.h> /* cr_fatal, used by testing.h */
-
 #include "labkit/png.h"
 #include "labkit/testing.h"
 
