@@ -21,8 +21,10 @@ REPORTS ?= $(B)/reports
 PROG := $(B)/lab$(LAB_ID)
 
 LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h)
-# Every C file of the lab but main.c is linked into the driver and the tests.
+# Every C and CUDA file of the lab but main.c is linked into the driver and the tests; the
+# harness's own CUDA files (e.g. a given reference kernel) sit beside the student's kernels.cu.
 LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c,$(wildcard $(CURDIR)/*.c))) \
+            $(patsubst $(CURDIR)/%.cu,$(B)/%.o,$(filter-out $(CURDIR)/kernels.cu,$(wildcard $(CURDIR)/*.cu))) \
             $(B)/kernels.o
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
@@ -39,6 +41,10 @@ $(LK_LIB): FORCE
 FORCE:
 
 $(B)/kernels.o: $(KERNELS) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+$(B)/%.o: $(CURDIR)/%.cu $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
