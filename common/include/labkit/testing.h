@@ -9,6 +9,9 @@
 #define LABKIT_TESTING_H
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,42 @@ static inline const char *lk_test_path(char *buf, size_t size, const char *rel)
 {
     snprintf(buf, size, "%s/%s", LK_TOP_DIR, rel);
     return buf;
+}
+
+/**
+ * Run @p fn(@p argc, @p argv) in a child process with stdout and stderr captured into
+ * @p out (NUL-terminated, truncated to @p size); return the child's exit status, or 128 +
+ * signal number if it was killed. For testing programs' error paths, which exit.
+ */
+static inline int lk_run_captured(int (*fn)(int, char **), int argc, char **argv, char *out,
+                                  size_t size)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0, "fork failed");
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        int status = fn(argc, argv);
+        fflush(NULL);
+        _exit(status);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    char sink[4096];
+    while ((got = read(fds[0], used + 1 < size ? out + used : sink,
+                       used + 1 < size ? size - 1 - used : sizeof sink)) > 0)
+        if (used + 1 < size)
+            used += (size_t)got;
+    out[used] = '\0';
+    close(fds[0]);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /**
