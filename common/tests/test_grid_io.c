@@ -13,58 +13,9 @@
 #include "labkit/rng.h"
 #include "labkit/testing.h"
 
-/* ---- temporary files ---- */
+TestSuite(grid_io, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove);
 
-static char tmpdir[256];
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/lk_grid_io_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp failed");
-}
-
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(tmpdir);
-}
-
-TestSuite(grid_io, .init = make_tmpdir, .fini = remove_tmpdir);
-
-/* Path of a file in the temporary folder (a few stay valid at once). */
-static const char *tmp_path(const char *name)
-{
-    static char ring[4][512];
-    static int next;
-    char *p = ring[next++ % 4];
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static const char *put_bytes(const char *name, const void *data, size_t n)
-{
-    const char *p = tmp_path(name);
-    FILE *f = fopen(p, "wb");
-    cr_assert_not_null(f, "cannot create %s", p);
-    cr_assert_eq(fwrite(data, 1, n, f), n);
-    cr_assert_eq(fclose(f), 0);
-    return p;
-}
-
-static const char *put(const char *name, const char *text)
-{
-    return put_bytes(name, text, strlen(text));
-}
 
 static char *slurp(const char *path, size_t *n)
 {
@@ -131,7 +82,7 @@ Test(grid_io, header_round_trip_bit_exact)
 {
     lk_error err;
     lk_grid_header in = {496, 610, 0.1, -0.0, 4.9406564584124654e-324, -DBL_MAX}, out;
-    const char *p = tmp_path("h.txt");
+    const char *p = lk_tmp_path("h.txt");
     LK_ASSERT_OK(lk_write_header(p, &in, &err), &err);
     LK_ASSERT_OK(lk_read_header(p, &out, &err), &err);
     cr_assert_eq(out.ncols, 496);
@@ -146,7 +97,7 @@ Test(grid_io, header_written_in_course_order_one_key_per_line)
 {
     lk_error err;
     lk_grid_header h = {496, 610, 2312345.5, 5112345.25, 10, -9999};
-    const char *p = tmp_path("h.txt");
+    const char *p = lk_tmp_path("h.txt");
     LK_ASSERT_OK(lk_write_header(p, &h, &err), &err);
     char *text = slurp(p, NULL);
     cr_assert_str_eq(text, "ncols        496\n"
@@ -162,7 +113,7 @@ Test(grid_io, header_any_order_any_case_tabs_crlf_nodata_optional)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "NROWS\t3\r\n\r\nncols    2\r\n\tcellsize\t12.5\r\n"
+    const char *p = lk_tmp_put("h.txt", "NROWS\t3\r\n\r\nncols    2\r\n\tcellsize\t12.5\r\n"
                                  "yllCorner 5 XLLCORNER -1.25\r\n");
     LK_ASSERT_OK(lk_read_header(p, &h, &err), &err);
     cr_assert_eq(h.ncols, 2);
@@ -177,7 +128,7 @@ Test(grid_io, header_center_keys_give_the_corner)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 2 nrows 2 xllcenter 105 yllcenter 205 cellsize 10 "
+    const char *p = lk_tmp_put("h.txt", "ncols 2 nrows 2 xllcenter 105 yllcenter 205 cellsize 10 "
                                  "nodata_value -1");
     LK_ASSERT_OK(lk_read_header(p, &h, &err), &err);
     cr_assert_eq(h.xllcorner, 100.0);
@@ -189,9 +140,9 @@ Test(grid_io, header_error_empty_file)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "");
+    const char *p = lk_tmp_put("h.txt", "");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "file is empty");
-    p = put("ws.txt", "  \n\t\n \n");
+    p = lk_tmp_put("ws.txt", "  \n\t\n \n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 3, "file is empty (only whitespace)");
 }
 
@@ -199,7 +150,7 @@ Test(grid_io, header_error_missing_file)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = tmp_path("absent_header.txt");
+    const char *p = lk_tmp_path("absent_header.txt");
     ASSERT_FAILS(lk_read_header(p, &h, &err), err, p, "cannot open: No such file or directory");
 }
 
@@ -207,7 +158,7 @@ Test(grid_io, header_error_unknown_key_is_named_and_valid_keys_listed)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\n  celsize 10\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\n  celsize 10\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 5, "unknown header key 'celsize'");
     cr_assert(strncmp(err.msg + strlen(p), ":5:3:", 5) == 0, "column 3: %s", err.msg);
     cr_assert_not_null(strstr(err.msg, "ncols, nrows, xllcorner (or xllcenter), yllcorner "
@@ -219,11 +170,11 @@ Test(grid_io, header_error_duplicate_key)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nNCOLS 4\nxllcorner 0\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nNCOLS 4\nxllcorner 0\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 3, "duplicate header key 'NCOLS'");
     cr_assert_not_null(strstr(err.msg, "at line 1"), "%s", err.msg);
     /* xllcenter and xllcorner are the same key. */
-    p = put("h2.txt", "xllcorner 0\nxllcenter 5\n");
+    p = lk_tmp_put("h2.txt", "xllcorner 0\nxllcenter 5\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 2, "duplicate header key 'xllcenter'");
 }
 
@@ -231,9 +182,9 @@ Test(grid_io, header_error_missing_key_is_named)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\nNODATA_value 0\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\nNODATA_value 0\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 5, "header is missing key 'cellsize'");
-    p = put("h2.txt", "ncols 3\ncellsize 2\n");
+    p = lk_tmp_put("h2.txt", "ncols 3\ncellsize 2\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 2,
                     "missing keys 'nrows', 'xllcorner', 'yllcorner'");
 }
@@ -242,10 +193,10 @@ Test(grid_io, header_error_missing_value)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 5,
                     "missing value for header key 'cellsize'");
-    p = put("h2.txt", "ncols\nnrows 2\n");
+    p = lk_tmp_put("h2.txt", "ncols\nnrows 2\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1,
                     "missing value for header key 'ncols': found the key 'nrows'");
 }
@@ -254,15 +205,15 @@ Test(grid_io, header_error_non_numeric_value)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nxllcorner 12,5\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nxllcorner 12,5\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 3,
                     "the value of header key 'xllcorner' is not a number: found '12,5'");
     cr_assert(strncmp(err.msg + strlen(p), ":3:11:", 6) == 0, "column 11: %s", err.msg);
-    p = put("h2.txt", "ncols abc\n");
+    p = lk_tmp_put("h2.txt", "ncols abc\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "is not a number: found 'abc'");
-    p = put("h3.txt", "ncols 3 nrows 2 xllcorner 0x10\n");
+    p = lk_tmp_put("h3.txt", "ncols 3 nrows 2 xllcorner 0x10\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "hexadecimal");
-    p = put("h4.txt", "\n\nNODATA_value nan\n");
+    p = lk_tmp_put("h4.txt", "\n\nNODATA_value nan\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 3, "NaN is not allowed");
 }
 
@@ -274,7 +225,7 @@ Test(grid_io, header_error_ncols_not_positive_integer)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[64];
         snprintf(text, sizeof text, "nrows 4\nncols %s\n", bad[i]);
-        const char *p = put("h.txt", text);
+        const char *p = lk_tmp_put("h.txt", text);
         ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 2,
                         "ncols must be a positive integer");
         cr_assert_not_null(strstr(err.msg, bad[i]), "%s", err.msg);
@@ -285,12 +236,12 @@ Test(grid_io, header_error_too_large)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 1000001\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 1000001\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "ncols is too large");
-    p = put("h2.txt", "ncols 1000000\nnrows 3000\nxllcorner 0\nyllcorner 0\ncellsize 1\n");
+    p = lk_tmp_put("h2.txt", "ncols 1000000\nnrows 3000\nxllcorner 0\nyllcorner 0\ncellsize 1\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 2,
                     "3000 x 1000000 = 3000000000 cells is too large");
-    p = put("h3.txt", "nrows 99999999999999999999999\n");
+    p = lk_tmp_put("h3.txt", "nrows 99999999999999999999999\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "nrows is too large");
 }
 
@@ -298,13 +249,13 @@ Test(grid_io, header_error_cellsize_not_positive)
 {
     lk_error err;
     lk_grid_header h;
-    const char *p = put("h.txt", "ncols 3 nrows 2\ncellsize -10\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3 nrows 2\ncellsize -10\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 2, "cellsize must be a positive number");
-    p = put("h2.txt", "cellsize 0\n");
+    p = lk_tmp_put("h2.txt", "cellsize 0\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "cellsize must be a positive number");
-    p = put("h3.txt", "cellsize 1e999\n");
+    p = lk_tmp_put("h3.txt", "cellsize 1e999\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "out of the range of a double");
-    p = put("h4.txt", "cellsize inf\n");
+    p = lk_tmp_put("h4.txt", "cellsize inf\n");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "infinity is not allowed");
 }
 
@@ -314,9 +265,9 @@ Test(grid_io, header_error_extra_tokens_after_header)
     lk_grid_header h;
     char text[256];
     snprintf(text, sizeof text, "%s1 2 3\n", valid_header);
-    const char *p = put("h.txt", text);
+    const char *p = lk_tmp_put("h.txt", text);
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 7, "extra token '1' after the header");
-    p = put("h2.txt", "ncols 3 nrows 2 xllcorner 0 yllcorner 0 cellsize 1 NODATA_value 0 foo");
+    p = lk_tmp_put("h2.txt", "ncols 3 nrows 2 xllcorner 0 yllcorner 0 cellsize 1 NODATA_value 0 foo");
     ASSERT_FAILS_AT(lk_read_header(p, &h, &err), err, p, 1, "extra token 'foo' after the header");
 }
 
@@ -324,7 +275,7 @@ Test(grid_io, header_failure_leaves_output_untouched)
 {
     lk_error err;
     lk_grid_header h = {7, 7, 7, 7, 7, 7};
-    const char *p = put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\n");
+    const char *p = lk_tmp_put("h.txt", "ncols 3\nnrows 2\nxllcorner 0\n");
     cr_assert_eq(lk_read_header(p, &h, &err), -1);
     cr_assert_eq(h.ncols, 7);
     cr_assert_eq(h.nrows, 7);
@@ -338,7 +289,7 @@ Test(grid_io, body_round_trip_awkward_doubles_bit_exact)
     const int rows = 4, cols = NAWK / 4;
     cr_assert_eq(rows * cols, NAWK);
     double got[NAWK];
-    const char *p = tmp_path("b.txt");
+    const char *p = lk_tmp_path("b.txt");
     LK_ASSERT_OK(lk_write_body(p, awkward, rows, cols, &err), &err);
     LK_ASSERT_OK(lk_read_body(p, rows, cols, got, &err), &err);
     lk_assert_grid_eq(awkward, got, rows, cols, "body round trip");
@@ -349,7 +300,7 @@ Test(grid_io, body_written_as_rows_of_17_digits)
 {
     lk_error err;
     const double v[] = {0.1, -0.0, 1, 2, 3, 1e-300};
-    const char *p = tmp_path("b.txt");
+    const char *p = lk_tmp_path("b.txt");
     LK_ASSERT_OK(lk_write_body(p, v, 2, 3, &err), &err);
     char *text = slurp(p, NULL);
     cr_assert_str_eq(text, "0.10000000000000001 -0 1\n2 3 1e-300\n");
@@ -364,7 +315,7 @@ Test(grid_io, body_ignores_line_structure_crlf_and_tabs)
     const char *texts[] = {"1 2 3 4 5 6", "1\n2\n3\n4\n5\n6\n", "1\t2\t3\r\n4\t5\t6\r\n",
                            "\r\n\r\n  1 2\r\n3 4 5\r\n\t6   \r\n\r\n", "1\v2\f3 4 5 6"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        const char *p = put("b.txt", texts[i]);
+        const char *p = lk_tmp_put("b.txt", texts[i]);
         memset(v, 0, sizeof v);
         LK_ASSERT_OK(lk_read_body(p, 2, 3, v, &err), &err);
         lk_assert_grid_eq(want, v, 2, 3, texts[i]);
@@ -396,7 +347,7 @@ Test(grid_io, body_values_equal_atof_on_tricky_decimals)
         strcat(text, s[i]);
         strcat(text, i % 5 == 4 ? "\n" : " ");
     }
-    const char *p = put("b.txt", text);
+    const char *p = lk_tmp_put("b.txt", text);
     double v[64];
     lk_error err;
     LK_ASSERT_OK(lk_read_body(p, 1, n, v, &err), &err);
@@ -430,7 +381,7 @@ Test(grid_io, body_values_equal_atof_on_random_doubles_in_many_formats)
         text[len++] = '\0';
     }
     /* Write the tokens separated by newlines; keep them NUL-separated in memory for atof. */
-    const char *p = tmp_path("b.txt");
+    const char *p = lk_tmp_path("b.txt");
     FILE *f = fopen(p, "wb");
     cr_assert_not_null(f);
     for (int i = 0; i < n; i++)
@@ -450,15 +401,15 @@ Test(grid_io, body_error_truncated)
 {
     lk_error err;
     double v[6];
-    const char *p = put("b.txt", "1 2 3\n4 5\n");
+    const char *p = lk_tmp_put("b.txt", "1 2 3\n4 5\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2,
                     "file ends at line 2 after 5 of 6 values");
     cr_assert_not_null(strstr(err.msg, "nrows x ncols = 2 x 3 = 6"), "%s", err.msg);
     cr_assert_not_null(strstr(err.msg, "check that the file is complete"), "%s", err.msg);
     /* Without a final newline the file still ends on line 2; trailing blank lines count. */
-    p = put("b2.txt", "1 2 3\n4 5");
+    p = lk_tmp_put("b2.txt", "1 2 3\n4 5");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2, "after 5 of 6 values");
-    p = put("b3.txt", "1 2 3\n4 5\n\n\n");
+    p = lk_tmp_put("b3.txt", "1 2 3\n4 5\n\n\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 4,
                     "file ends at line 4 after 5 of 6 values");
 }
@@ -467,7 +418,7 @@ Test(grid_io, body_error_too_many_values)
 {
     lk_error err;
     double v[6];
-    const char *p = put("b.txt", "1 2 3\n4 5 6\n 7 8\n");
+    const char *p = lk_tmp_put("b.txt", "1 2 3\n4 5 6\n 7 8\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 3,
                     "extra token '7' after the 6 expected values");
     cr_assert(strncmp(err.msg + strlen(p), ":3:2:", 5) == 0, "column 2: %s", err.msg);
@@ -478,7 +429,7 @@ Test(grid_io, body_error_non_numeric_token)
 {
     lk_error err;
     double v[6];
-    const char *p = put("b.txt", "1 2 3\r\n4 abc 6\r\n");
+    const char *p = lk_tmp_put("b.txt", "1 2 3\r\n4 abc 6\r\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2, "is not a number: found 'abc'");
     cr_assert(strncmp(err.msg + strlen(p), ":2:3:", 5) == 0, "column 3: %s", err.msg);
     cr_assert_not_null(strstr(err.msg, "value 5 of 6 (row 1, col 1"), "%s", err.msg);
@@ -488,7 +439,7 @@ Test(grid_io, body_error_non_numeric_token)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[64];
         snprintf(text, sizeof text, "1 2\n3 %s 5 6\n", bad[i]);
-        p = put("b2.txt", text);
+        p = lk_tmp_put("b2.txt", text);
         ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2, "is not a number");
         cr_assert_not_null(strstr(err.msg, bad[i]), "%s", err.msg);
     }
@@ -501,9 +452,9 @@ Test(grid_io, body_error_long_and_binary_tokens_are_quoted_safely)
     char text[300];
     memset(text, 'z', 200);
     strcpy(text + 200, " 1\n");
-    const char *p = put("b.txt", text);
+    const char *p = lk_tmp_put("b.txt", text);
     ASSERT_FAILS_AT(lk_read_body(p, 1, 2, v, &err), err, p, 1, "...' (200 characters)");
-    p = put_bytes("b2.txt", "1\n2\0003\n", 6);
+    p = lk_tmp_write("b2.txt", "1\n2\0003\n", 6);
     ASSERT_FAILS_AT(lk_read_body(p, 1, 2, v, &err), err, p, 2, "found '2\\x003'");
 }
 
@@ -515,19 +466,19 @@ Test(grid_io, body_error_nan_and_infinity)
     for (size_t i = 0; i < 4; i++) {
         char text[64];
         snprintf(text, sizeof text, "1 2\n\n3 %s\n", nan_tokens[i]);
-        const char *p = put("b.txt", text);
+        const char *p = lk_tmp_put("b.txt", text);
         ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 3, "NaN is not allowed");
     }
     const char *inf_tokens[] = {"inf", "-Infinity", "+INF"};
     for (size_t i = 0; i < 3; i++) {
         char text[64];
         snprintf(text, sizeof text, "%s 1 2 3\n", inf_tokens[i]);
-        const char *p = put("b.txt", text);
+        const char *p = lk_tmp_put("b.txt", text);
         ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "infinity is not allowed");
     }
-    const char *p = put("b.txt", "1 2 3 1e999\n");
+    const char *p = lk_tmp_put("b.txt", "1 2 3 1e999\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "out of the range of a double");
-    p = put("b.txt", "1 2 3 -1.8e308\n");
+    p = lk_tmp_put("b.txt", "1 2 3 -1.8e308\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "out of the range of a double");
 }
 
@@ -535,10 +486,10 @@ Test(grid_io, body_error_hex_float)
 {
     lk_error err;
     double v[4];
-    const char *p = put("b.txt", "1 2\n0x1p3 4\n");
+    const char *p = lk_tmp_put("b.txt", "1 2\n0x1p3 4\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 2,
                     "is a hexadecimal float: found '0x1p3'");
-    p = put("b.txt", "1 2\n3 -0X1A\n");
+    p = lk_tmp_put("b.txt", "1 2\n3 -0X1A\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 2, "hexadecimal");
 }
 
@@ -546,10 +497,10 @@ Test(grid_io, body_error_empty_file)
 {
     lk_error err;
     double v[4];
-    const char *p = put("b.txt", "");
+    const char *p = lk_tmp_put("b.txt", "");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "file is empty");
     cr_assert_not_null(strstr(err.msg, "2 x 2 = 4 values"), "%s", err.msg);
-    p = put("b2.txt", "\n\n");
+    p = lk_tmp_put("b2.txt", "\n\n");
     ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 2, "after 0 of 4 values");
 }
 
@@ -557,16 +508,16 @@ Test(grid_io, body_error_missing_file_and_directory)
 {
     lk_error err;
     double v[4];
-    const char *p = tmp_path("absent_body.txt");
+    const char *p = lk_tmp_path("absent_body.txt");
     ASSERT_FAILS(lk_read_body(p, 2, 2, v, &err), err, p, "cannot open: No such file or directory");
-    ASSERT_FAILS(lk_read_body(tmpdir, 2, 2, v, &err), err, tmpdir, "is a directory");
+    ASSERT_FAILS(lk_read_body(lk_tmpdir, 2, 2, v, &err), err, lk_tmpdir, "is a directory");
 }
 
 Test(grid_io, body_error_line_numbers_count_crlf_lines)
 {
     lk_error err;
     double v[9];
-    const char *p = put("b.txt", "1 2 3\r\n4 5 6\r\n7 8 x9\r\n");
+    const char *p = lk_tmp_put("b.txt", "1 2 3\r\n4 5 6\r\n7 8 x9\r\n");
     ASSERT_FAILS_AT(lk_read_body(p, 3, 3, v, &err), err, p, 3, "found 'x9'");
     cr_assert(strncmp(err.msg + strlen(p), ":3:5:", 5) == 0, "column 5: %s", err.msg);
 }
@@ -575,7 +526,7 @@ Test(grid_io, body_error_invalid_dimensions)
 {
     lk_error err;
     double v[1];
-    const char *p = put("b.txt", "1\n");
+    const char *p = lk_tmp_put("b.txt", "1\n");
     ASSERT_FAILS(lk_read_body(p, 0, 1, v, &err), err, p, "invalid grid size 0 x 1");
     ASSERT_FAILS(lk_read_body(p, 1, -3, v, &err), err, p, "invalid grid size 1 x -3");
 }
@@ -591,7 +542,7 @@ Test(grid_io, body_larger_than_read_chunk_keeps_values_and_line_numbers)
     lk_rng_seed(&r, 31);
     for (size_t k = 0; k < n; k++)
         v[k] = (lk_rng_uniform(&r) - 0.5) * (k % 3 ? 1e3 : 1e-5);
-    const char *p = tmp_path("big.txt");
+    const char *p = lk_tmp_path("big.txt");
     FILE *f = fopen(p, "wb");
     cr_assert_not_null(f);
     static const char *sep[] = {" ", "\t", "  "};
@@ -637,7 +588,7 @@ Test(grid_io, body_error_token_longer_than_read_chunk)
     memcpy(big, "1\n", 2);
     memset(big + 2, '9', n);
     big[n + 2] = '\n';
-    const char *p = put_bytes("long.txt", big, n + 3);
+    const char *p = lk_tmp_write("long.txt", big, n + 3);
     free(big);
     lk_error err;
     double v[2];
@@ -651,7 +602,7 @@ Test(grid_io, asc_round_trip_bit_exact)
     lk_error err;
     lk_grid_header in = {NAWK / 2, 2, -0.5, 1e-300, 0.1, -9999}, h;
     lk_grid g = {0};
-    const char *p = tmp_path("g.asc");
+    const char *p = lk_tmp_path("g.asc");
     LK_ASSERT_OK(lk_write_asc(p, &in, awkward, &err), &err);
     LK_ASSERT_OK(lk_read_asc(p, &h, &g, &err), &err);
     cr_assert_eq(g.rows, 2);
@@ -671,7 +622,7 @@ Test(grid_io, asc_standard_file_crlf_and_no_nodata)
     lk_error err;
     lk_grid_header h;
     lk_grid g = {0};
-    const char *p = put("g.asc", "NCOLS 3\r\nNROWS 2\r\nXLLCENTER 5\r\nYLLCENTER 5\r\n"
+    const char *p = lk_tmp_put("g.asc", "NCOLS 3\r\nNROWS 2\r\nXLLCENTER 5\r\nYLLCENTER 5\r\n"
                                  "CELLSIZE 10\r\n1.5 2.5 3.5\r\n\t-4 5e1 .25\r\n");
     LK_ASSERT_OK(lk_read_asc(p, &h, &g, &err), &err);
     const double want[] = {1.5, 2.5, 3.5, -4, 50, 0.25};
@@ -686,7 +637,7 @@ Test(grid_io, asc_error_missing_keys_where_body_starts)
     lk_error err;
     lk_grid_header h;
     lk_grid g = {0};
-    const char *p = put("g.asc", "ncols 2\nnrows 2\n1 2\n3 4\n");
+    const char *p = lk_tmp_put("g.asc", "ncols 2\nnrows 2\n1 2\n3 4\n");
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 3,
                     "header is missing keys 'xllcorner', 'yllcorner', 'cellsize'");
     cr_assert_null(g.data);
@@ -699,13 +650,13 @@ Test(grid_io, asc_error_truncated_body_frees_and_leaves_grid_untouched)
     lk_grid g = {0};
     char text[256];
     snprintf(text, sizeof text, "%s1 2 3\n4 5\n", valid_header);
-    const char *p = put("g.asc", text);
+    const char *p = lk_tmp_put("g.asc", text);
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 8, "after 5 of 6 values");
     cr_assert_null(g.data);
     cr_assert_eq(g.rows, 0);
     cr_assert_eq(h.ncols, 0, "header must not be half-returned");
     /* A header that claims a huge grid fails on the short body without a huge allocation. */
-    p = put("g2.asc", "ncols 1000000\nnrows 2000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n");
+    p = lk_tmp_put("g2.asc", "ncols 1000000\nnrows 2000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n");
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 6,
                     "after 2 of 2000000000 values");
     cr_assert_null(g.data);
@@ -716,21 +667,21 @@ Test(grid_io, asc_error_number_where_key_expected_and_body_errors)
     lk_error err;
     lk_grid_header h;
     lk_grid g = {0};
-    const char *p = put("g.asc", "ncols 3 7\nnrows 2\n");
+    const char *p = lk_tmp_put("g.asc", "ncols 3 7\nnrows 2\n");
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 1,
                     "found the number '7' where a header key was expected");
     char text[256];
     snprintf(text, sizeof text, "%s1 2 3\nnan 5 6\n", valid_header);
-    p = put("g2.asc", text);
+    p = lk_tmp_put("g2.asc", text);
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 8, "NaN is not allowed");
     snprintf(text, sizeof text, "%s1 2 3\n4 5 6 7\n", valid_header);
-    p = put("g3.asc", text);
+    p = lk_tmp_put("g3.asc", text);
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 8, "extra token '7'");
-    p = put("g4.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncelsize 10\n1 2 3 4 5 6\n");
+    p = lk_tmp_put("g4.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncelsize 10\n1 2 3 4 5 6\n");
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 5, "unknown header key 'celsize'");
-    p = put("g5.asc", "");
+    p = lk_tmp_put("g5.asc", "");
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 1, "file is empty");
-    p = put("g6.asc", valid_header);
+    p = lk_tmp_put("g6.asc", valid_header);
     ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 6, "after 0 of 6 values");
     cr_assert_null(g.data);
 }
@@ -742,7 +693,7 @@ Test(grid_io, course_text_exact_bytes)
 {
     lk_error err;
     const double v[] = {1.0, 2.5, -0.000001, 0.0, -0.0, 123456.25, 5e-7, -2.0000005, 1e6};
-    const char *p = tmp_path("out.txt");
+    const char *p = lk_tmp_path("out.txt");
     LK_ASSERT_OK(lk_write_course_text(p, v, 3, 3, &err), &err);
     size_t n;
     char *text = slurp(p, &n);
@@ -770,7 +721,7 @@ Test(grid_io, course_text_md5_equals_md5_of_written_file)
         v[k] = (lk_rng_uniform(&r) - 0.3) * (k % 97 == 0 ? 1e300 : 50.0);
     v[5] = -DBL_MAX;
     lk_error err;
-    const char *p = tmp_path("out.txt");
+    const char *p = lk_tmp_path("out.txt");
     LK_ASSERT_OK(lk_write_course_text(p, v, rows, cols, &err), &err);
     char from_file[33], streamed[33];
     LK_ASSERT_OK(lk_md5_file(p, from_file, &err), &err);
@@ -788,7 +739,7 @@ Test(grid_io, binary_round_trip_is_little_endian_and_bit_exact)
     memcpy(&in[NAWK], &payload_nan, 8);
     in[NAWK + 1] = INFINITY;
     in[NAWK + 2] = 1.0;
-    const char *p = tmp_path("g.bin");
+    const char *p = lk_tmp_path("g.bin");
     LK_ASSERT_OK(lk_write_binary(p, in, NAWK + 3, &err), &err);
     LK_ASSERT_OK(lk_read_binary(p, out, NAWK + 3, &err), &err);
     cr_assert(memcmp(in, out, sizeof in) == 0, "binary round trip changed bits");
@@ -809,7 +760,7 @@ Test(grid_io, binary_md5_equals_md5_of_written_file)
     double *v = malloc(n * sizeof *v);
     for (size_t k = 0; k < n; k++)
         v[k] = (double)k * 0.37 - 1000.0;
-    const char *p = tmp_path("g.bin");
+    const char *p = lk_tmp_path("g.bin");
     LK_ASSERT_OK(lk_write_binary(p, v, n, &err), &err);
     char a[33], b[33];
     LK_ASSERT_OK(lk_md5_file(p, a, &err), &err);
@@ -828,12 +779,12 @@ Test(grid_io, binary_error_size_mismatch)
 {
     lk_error err;
     double v[4];
-    const char *p = put_bytes("g.bin", "0123456701234567012345670", 24);
+    const char *p = lk_tmp_write("g.bin", "0123456701234567012345670", 24);
     ASSERT_FAILS(lk_read_binary(p, v, 4, &err), err, p, "file holds 24 bytes (3 doubles)");
     cr_assert_not_null(strstr(err.msg, "expected 4 doubles x 8 = 32 bytes"), "%s", err.msg);
-    p = put_bytes("g2.bin", "0123456701234567012345670", 25);
+    p = lk_tmp_write("g2.bin", "0123456701234567012345670", 25);
     ASSERT_FAILS(lk_read_binary(p, v, 3, &err), err, p, "not a whole number of doubles");
-    p = tmp_path("absent.bin");
+    p = lk_tmp_path("absent.bin");
     ASSERT_FAILS(lk_read_binary(p, v, 3, &err), err, p, "No such file or directory");
 }
 
@@ -842,7 +793,7 @@ Test(grid_io, writers_report_missing_directory)
     lk_error err;
     const double v[4] = {1, 2, 3, 4};
     lk_grid_header h = {2, 2, 0, 0, 1, -9999};
-    const char *p = tmp_path("no_such_dir/out.txt");
+    const char *p = lk_tmp_path("no_such_dir/out.txt");
     const char *phrase = "cannot create file: No such file or directory";
     ASSERT_FAILS(lk_write_body(p, v, 2, 2, &err), err, p, phrase);
     ASSERT_FAILS(lk_write_header(p, &h, &err), err, p, phrase);
@@ -871,7 +822,7 @@ Test(grid_io, write_body_refuses_values_it_could_not_read_back)
 {
     lk_error err;
     const double v[4] = {1, 2, NAN, 4};
-    const char *p = tmp_path("b.txt");
+    const char *p = lk_tmp_path("b.txt");
     ASSERT_FAILS(lk_write_body(p, v, 2, 2, &err), err, p, "row 1, col 0");
     cr_assert_not_null(strstr(err.msg, "NaN"), "%s", err.msg);
     cr_assert_neq(access(p, F_OK), 0, "no file should be created");

@@ -19,35 +19,12 @@
 #include "labkit/rng.h"
 #include "labkit/testing.h"
 
+TestSuite(grid_io_fuzz, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove, .timeout = 120);
+
 #define ITERATIONS 3000 /* per base text; three base texts, three parsers each */
 #define BODY_ROWS 4
 #define BODY_COLS 5
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/lk_grid_fuzz_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp failed");
-}
-
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(tmpdir);
-}
-
-TestSuite(grid_io_fuzz, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
 
 static const char base_header[] = "ncols 5\nnrows 4\nxllcorner 1000.5\nyllcorner -20\n"
                                   "cellsize 10\nNODATA_value -9999\n";
@@ -297,7 +274,7 @@ static void fuzz(const char *base, uint64_t seed)
     lk_rng_seed(&r, seed);
     compile_reference();
     char path[512];
-    snprintf(path, sizeof path, "%s/fuzz.txt", tmpdir);
+    snprintf(path, sizeof path, "%s/fuzz.txt", lk_tmpdir);
     text t = {0};
     int accepted[3] = {0};
     for (int it = 0; it < ITERATIONS; it++) {

@@ -4,19 +4,7 @@
 #include "labkit/manifest.h"
 #include "labkit/testing.h"
 
-static char dir[64];
-static void make_dir(void) { strcpy(dir, "/tmp/labkit-mtest-XXXXXX"); cr_assert_not_null(mkdtemp(dir)); }
-
-static const char *write_manifest(const char *text)
-{
-    static char path[128];
-    snprintf(path, sizeof path, "%s/MANIFEST", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+static const char *write_manifest(const char *text) { return lk_tmp_put("MANIFEST", text); }
 
 static void expect_error(const char *text, const char *phrase)
 {
@@ -31,7 +19,7 @@ static void expect_error(const char *text, const char *phrase)
 
 #define MD5 "0123456789abcdef0123456789abcdef"
 
-Test(manifest, parses_entries_comments_and_blank_lines, .init = make_dir)
+Test(manifest, parses_entries_comments_and_blank_lines, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     lk_manifest m;
     lk_error err;
@@ -51,29 +39,29 @@ Test(manifest, parses_entries_comments_and_blank_lines, .init = make_dir)
     lk_manifest_free(&m);
 }
 
-Test(manifest, rejects_wrong_field_count, .init = make_dir)
+Test(manifest, rejects_wrong_field_count, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("a sciddicat valley:3x3:1 10 yes\n", ":1: found 5 fields, expected 6");
 }
-Test(manifest, rejects_bad_steps, .init = make_dir)
+Test(manifest, rejects_bad_steps, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("a sciddicat valley:3x3:1 ten yes " MD5 "\n", ":1: steps: 'ten' is not an integer");
 }
-Test(manifest, rejects_bad_stored, .init = make_dir)
+Test(manifest, rejects_bad_stored, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("a sciddicat valley:3x3:1 1 maybe " MD5 "\n", "write yes or no");
 }
-Test(manifest, rejects_bad_md5, .init = make_dir)
+Test(manifest, rejects_bad_md5, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("a sciddicat valley:3x3:1 1 yes 0123456789ABCDEF0123456789abcdef\n",
                  "not 32 lowercase hex digits");
 }
-Test(manifest, rejects_duplicate_names, .init = make_dir)
+Test(manifest, rejects_duplicate_names, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("a sciddicat valley:3x3:1 1 yes " MD5 "\na sciddicat valley:3x3:2 1 yes " MD5 "\n",
                  ":2: dataset 'a' is already defined on line 1");
 }
-Test(manifest, rejects_empty_manifest, .init = make_dir)
+Test(manifest, rejects_empty_manifest, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_error("# nothing\n", "no dataset listed");
 }

@@ -9,38 +9,9 @@
 #include "labkit/rng.h"
 #include "labkit/testing.h"
 
-static char tmpdir[256];
+TestSuite(md5, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove);
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/lk_md5_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp failed");
-}
 
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(tmpdir);
-}
-
-TestSuite(md5, .init = make_tmpdir, .fini = remove_tmpdir);
-
-static const char *tmp_path(const char *name)
-{
-    static char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-    return p;
-}
 
 static void write_bytes(const char *path, const void *data, size_t n)
 {
@@ -88,20 +59,20 @@ Test(md5, million_a_file_matches_known_vector)
     char *a = malloc(n);
     cr_assert_not_null(a);
     memset(a, 'a', n);
-    write_bytes(tmp_path("a.bin"), a, n);
+    write_bytes(lk_tmp_path("a.bin"), a, n);
     free(a);
     lk_error err;
     char hex[33];
-    LK_ASSERT_OK(lk_md5_file(tmp_path("a.bin"), hex, &err), &err);
+    LK_ASSERT_OK(lk_md5_file(lk_tmp_path("a.bin"), hex, &err), &err);
     cr_assert_str_eq(hex, "7707d6ae4e027c70eea2a935c2296f21");
 }
 
 Test(md5, empty_file)
 {
-    write_bytes(tmp_path("empty"), "", 0);
+    write_bytes(lk_tmp_path("empty"), "", 0);
     lk_error err;
     char hex[33];
-    LK_ASSERT_OK(lk_md5_file(tmp_path("empty"), hex, &err), &err);
+    LK_ASSERT_OK(lk_md5_file(lk_tmp_path("empty"), hex, &err), &err);
     cr_assert_str_eq(hex, "d41d8cd98f00b204e9800998ecf8427e");
 }
 
@@ -110,11 +81,11 @@ Test(md5, file_equals_buffer)
 {
     const size_t n = 3 * (1u << 20) + 12345;
     unsigned char *b = random_bytes(n, 11);
-    write_bytes(tmp_path("r.bin"), b, n);
+    write_bytes(lk_tmp_path("r.bin"), b, n);
     lk_error err;
     char from_file[33], from_buf[33];
     LK_ASSERT_OK(lk_md5_buffer(b, n, from_buf, &err), &err);
-    LK_ASSERT_OK(lk_md5_file(tmp_path("r.bin"), from_file, &err), &err);
+    LK_ASSERT_OK(lk_md5_file(lk_tmp_path("r.bin"), from_file, &err), &err);
     cr_assert_str_eq(from_file, from_buf);
     free(b);
 }
@@ -159,7 +130,7 @@ Test(md5, missing_file_gives_clear_error)
 {
     lk_error err;
     char hex[33];
-    const char *p = tmp_path("no_such_file.txt");
+    const char *p = lk_tmp_path("no_such_file.txt");
     cr_assert_eq(lk_md5_file(p, hex, &err), -1);
     cr_assert(strncmp(err.msg, p, strlen(p)) == 0, "message does not start with the path: %s",
               err.msg);
@@ -170,8 +141,8 @@ Test(md5, directory_is_a_read_error)
 {
     lk_error err;
     char hex[33];
-    cr_assert_eq(lk_md5_file(tmpdir, hex, &err), -1);
-    cr_assert_not_null(strstr(err.msg, tmpdir), "%s", err.msg);
+    cr_assert_eq(lk_md5_file(lk_tmpdir, hex, &err), -1);
+    cr_assert_not_null(strstr(err.msg, lk_tmpdir), "%s", err.msg);
     cr_assert_not_null(strstr(err.msg, "Is a directory"), "%s", err.msg);
 }
 

@@ -10,39 +10,10 @@
 #include "labkit/png.h"
 #include "labkit/testing.h"
 
+TestSuite(png, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove);
+
 /* Every test writes into its own fresh folder, removed afterwards even when it fails. */
-static char tmpdir[64];
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/lk_test_png_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
-}
-
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(tmpdir);
-}
-
-TestSuite(png, .init = make_tmpdir, .fini = remove_tmpdir);
-
-static const char *tmp(const char *name)
-{
-    static char p[256];
-    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-    return p;
-}
 
 /* A decoded image, RGB 8 bits per channel. */
 typedef struct image {
@@ -184,7 +155,7 @@ Test(png, terrain_colours_wet_cells_and_leaves_dry_ones_grey)
     double *z = malloc(VR * VC * sizeof *z), *h = malloc(VR * VC * sizeof *h);
     valley(z, h);
     lk_error err;
-    const char *path = tmp("valley.png");
+    const char *path = lk_tmp_path("valley.png");
     LK_ASSERT_OK(lk_png_terrain(path, z, h, VR, VC, 10.0, 0.001, "valley: thickness h", &err),
                  &err);
     lk_png_geometry g;
@@ -240,7 +211,7 @@ Test(png, terrain_downsampling_keeps_a_one_cell_flow_visible)
         h[(size_t)i * C + COL] = 0.002;
     h[(size_t)1000 * C + COL] = 5.0;
     lk_error err;
-    const char *path = tmp("big.png");
+    const char *path = lk_tmp_path("big.png");
     LK_ASSERT_OK(lk_png_terrain(path, z, h, R, C, 5.0, 0.001, "big", &err), &err);
     lk_png_geometry g;
     layout_of(R, C, &g);
@@ -269,7 +240,7 @@ Test(png, hillshade_lights_north_west_faces)
             h[i * N + j] = 0.0;
         }
     lk_error err;
-    const char *path = tmp("pyramid.png");
+    const char *path = lk_tmp_path("pyramid.png");
     LK_ASSERT_OK(lk_png_terrain(path, z, h, N, N, 2.0, 0.001, "pyramid", &err), &err);
     lk_png_geometry g;
     layout_of(N, N, &g);
@@ -290,7 +261,7 @@ Test(png, terrain_marks_nan_thickness_magenta)
     h[120 * VC + 30] = NAN;
     lk_poison(&h[10 * VC + 250], 1);
     lk_error err;
-    const char *path = tmp("nan.png");
+    const char *path = lk_tmp_path("nan.png");
     LK_ASSERT_OK(lk_png_terrain(path, z, h, VR, VC, 10.0, 0.001, NULL, &err), &err);
     lk_png_geometry g;
     layout_of(VR, VC, &g);
@@ -314,7 +285,7 @@ Test(png, terrain_with_no_wet_cell_is_all_grey)
 {
     double z[6] = {1, 2, 3, 4, 5, 6}, h[6] = {0, 0.0005, 0, 0, 0, 0};
     lk_error err;
-    const char *path = tmp("dry.png");
+    const char *path = lk_tmp_path("dry.png");
     LK_ASSERT_OK(lk_png_terrain(path, z, h, 2, 3, 1.0, 0.001, "dry", &err), &err);
     lk_png_geometry g;
     layout_of(2, 3, &g);
@@ -334,7 +305,7 @@ Test(png, field_maps_min_to_dark_and_max_to_bright)
             v[i * C + j] = 1.0 + 0.01 * j;
     v[25 * C + 40] = NAN;
     lk_error err;
-    const char *path = tmp("field.png");
+    const char *path = lk_tmp_path("field.png");
     LK_ASSERT_OK(lk_png_field(path, v, R, C, "water height", &err), &err);
     lk_png_geometry g;
     layout_of(R, C, &g);
@@ -363,7 +334,7 @@ Test(png, diff_is_red_exactly_where_cells_differ)
         e[k] = got[k] = k * 0.5;
     got[1 * 4 + 2] += 1e-15;
     lk_error err;
-    const char *path = tmp("diff.png");
+    const char *path = lk_tmp_path("diff.png");
     LK_ASSERT_OK(lk_png_diff(path, e, got, 4, 4, &err), &err);
     lk_png_geometry g;
     layout_of(4, 4, &g);
@@ -409,7 +380,7 @@ Test(png, strips_and_single_cells_give_valid_images)
         int r = shapes[s][0], c = shapes[s][1];
         lk_png_geometry g;
         layout_of(r, c, &g);
-        const char *path = tmp("strip.png");
+        const char *path = lk_tmp_path("strip.png");
         LK_ASSERT_OK(lk_png_terrain(path, z, h, r, c, 5.0, 0.001, "strip", &err), &err);
         image im = read_checked(path, &g);
         int k = r * c > 250 ? 250 : 0; /* a wet cell when there is one */
@@ -430,7 +401,7 @@ Test(png, bad_arguments_fail_with_a_clear_message)
 {
     double v[4] = {1, 2, 3, 4};
     lk_error err;
-    const char *path = tmp("x.png");
+    const char *path = lk_tmp_path("x.png");
     cr_assert_eq(lk_png_terrain(path, NULL, v, 2, 2, 1.0, 0.001, "t", &err), -1);
     cr_assert(strstr(err.msg, path) && strstr(err.msg, "NULL"), "%s", err.msg);
     cr_assert_eq(lk_png_terrain(path, v, NULL, 2, 2, 1.0, 0.001, "t", &err), -1);
@@ -456,13 +427,13 @@ Test(png, unwritable_paths_fail_with_path_and_reason)
     double v[4] = {1, 2, 3, 4};
     lk_error err;
     char path[512];
-    snprintf(path, sizeof path, "%s/no/such/folder/out.png", tmpdir);
+    snprintf(path, sizeof path, "%s/no/such/folder/out.png", lk_tmpdir);
     cr_assert_eq(lk_png_field(path, v, 2, 2, "t", &err), -1);
     cr_assert(strstr(err.msg, path), "%s", err.msg);
     cr_assert(strstr(err.msg, strerror(ENOENT)), "%s", err.msg);
     /* A folder is not a file. */
-    cr_assert_eq(lk_png_diff(tmpdir, v, v, 2, 2, &err), -1);
-    cr_assert(strstr(err.msg, tmpdir) && strstr(err.msg, strerror(EISDIR)), "%s", err.msg);
+    cr_assert_eq(lk_png_diff(lk_tmpdir, v, v, 2, 2, &err), -1);
+    cr_assert(strstr(err.msg, lk_tmpdir) && strstr(err.msg, strerror(EISDIR)), "%s", err.msg);
 }
 
 Test(png, write_errors_are_reported_not_crashed)

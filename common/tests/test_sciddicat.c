@@ -70,29 +70,14 @@ Test(sciddicat, valley_descends_into_a_basin_and_source_avoids_the_border)
     free(src);
 }
 
-static char dir[64];
-static void make_dir(void) { strcpy(dir, "/tmp/labkit-stest-XXXXXX"); cr_assert_not_null(mkdtemp(dir)); }
-
-static const char *put(const char *name, const char *text)
-{
-    static char paths[4][128];
-    static int next;
-    char *p = paths[next++ % 4];
-    snprintf(p, 128, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
 #define HEADER "ncols 3\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n"
 
-Test(sciddicat, load_applies_initialisation, .init = make_dir)
+Test(sciddicat, load_applies_initialisation, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    const char *hdr = put("h.txt", HEADER);
-    const char *dem = put("d.txt", "5 5 5\n5 9 5\n5 5 5\n");
-    const char *src = put("s.txt", "0 0 0\n0 2 0\n0 0 0\n");
+    const char *hdr = lk_tmp_put("h.txt", HEADER);
+    const char *dem = lk_tmp_put("d.txt", "5 5 5\n5 9 5\n5 5 5\n");
+    const char *src = lk_tmp_put("s.txt", "0 0 0\n0 2 0\n0 0 0\n");
     lk_sciddicat sim;
     lk_error err;
     LK_ASSERT_OK(lk_sciddicat_load(hdr, dem, src, &sim, &err), &err);
@@ -102,11 +87,11 @@ Test(sciddicat, load_applies_initialisation, .init = make_dir)
     lk_sciddicat_free(&sim);
 }
 
-Test(sciddicat, negative_source_thickness_is_rejected, .init = make_dir)
+Test(sciddicat, negative_source_thickness_is_rejected, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    const char *hdr = put("h.txt", HEADER);
-    const char *dem = put("d.txt", "5 5 5\n5 9 5\n5 5 5\n");
-    const char *src = put("s.txt", "0 0 0\n0 -2 0\n0 0 0\n");
+    const char *hdr = lk_tmp_put("h.txt", HEADER);
+    const char *dem = lk_tmp_put("d.txt", "5 5 5\n5 9 5\n5 5 5\n");
+    const char *src = lk_tmp_put("s.txt", "0 0 0\n0 -2 0\n0 0 0\n");
     lk_sciddicat sim;
     lk_error err;
     cr_assert_eq(lk_sciddicat_load(hdr, dem, src, &sim, &err), -1);
@@ -114,10 +99,10 @@ Test(sciddicat, negative_source_thickness_is_rejected, .init = make_dir)
               "%s", err.msg);
 }
 
-Test(sciddicat, asc_grids_of_different_sizes_are_rejected, .init = make_dir)
+Test(sciddicat, asc_grids_of_different_sizes_are_rejected, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    const char *dem = put("d.asc", HEADER "5 5 5\n5 9 5\n5 5 5\n");
-    const char *src = put("s.asc", "ncols 2\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\n"
+    const char *dem = lk_tmp_put("d.asc", HEADER "5 5 5\n5 9 5\n5 5 5\n");
+    const char *src = lk_tmp_put("s.asc", "ncols 2\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\n"
                                    "0 0\n0 1\n0 0\n");
     lk_sciddicat sim;
     lk_error err;

@@ -9,6 +9,7 @@
 #define LABKIT_TESTING_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,60 @@
         if ((call) != 0)                                                                  \
             cr_assert_fail("%s failed: %s", #call, (err)->msg);                                 \
     } while (0)
+
+/** The current test's temporary folder (made by lk_tmpdir_make). */
+static char lk_tmpdir[256];
+
+/** Suite `.init`: make a fresh temporary folder for the test. */
+static inline void lk_tmpdir_make(void)
+{
+    snprintf(lk_tmpdir, sizeof lk_tmpdir, "/tmp/labkit-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(lk_tmpdir), "mkdtemp failed");
+}
+
+/** Suite `.fini`: remove the temporary folder and the files in it. */
+static inline void lk_tmpdir_remove(void)
+{
+    DIR *d = opendir(lk_tmpdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", lk_tmpdir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+    rmdir(lk_tmpdir);
+}
+
+/** Path of @p name in the temporary folder (the last 8 results stay valid). */
+static inline const char *lk_tmp_path(const char *name)
+{
+    static char ring[8][512];
+    static int next;
+    char *p = ring[next++ % 8];
+    snprintf(p, sizeof ring[0], "%s/%s", lk_tmpdir, name);
+    return p;
+}
+
+/** Write @p n bytes to @p name in the temporary folder; its path. */
+static inline const char *lk_tmp_write(const char *name, const void *data, size_t n)
+{
+    const char *p = lk_tmp_path(name);
+    FILE *f = fopen(p, "wb");
+    cr_assert_not_null(f, "cannot create %s", p);
+    cr_assert_eq(fwrite(data, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+    return p;
+}
+
+/** Write the text @p text to @p name in the temporary folder; its path. */
+static inline const char *lk_tmp_put(const char *name, const char *text)
+{
+    return lk_tmp_write(name, text, strlen(text));
+}
 
 /** Absolute path of a file under the kit root, in a static buffer per call site. */
 static inline const char *lk_test_path(char *buf, size_t size, const char *rel)

@@ -5,21 +5,6 @@
 #include "lab.h"
 #include "labkit/testing.h"
 
-static char dir[64];
-static void make_dir(void) { strcpy(dir, "/tmp/lab01-inputs-XXXXXX"); cr_assert_not_null(mkdtemp(dir)); }
-
-static const char *put(const char *name, const char *text)
-{
-    static char paths[3][128];
-    static int next;
-    char *p = paths[next++ % 3];
-    snprintf(p, 128, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
 static int run_driver(int argc, char **argv)
 {
@@ -38,21 +23,21 @@ static int run_driver(int argc, char **argv)
 static void expect_rejected(const char *header, const char *dem, const char *source,
                             const char *bad_file, const char *phrase)
 {
-    const char *h = put("header.txt", header), *d = put("dem.txt", dem), *s = put("source.txt", source);
+    const char *h = lk_tmp_put("header.txt", header), *d = lk_tmp_put("dem.txt", dem), *s = lk_tmp_put("source.txt", source);
     char *argv[] = {"lab01", "--serial", "--steps", "2", (char *)h, (char *)d, (char *)s, NULL};
     char out[4096];
     int status = lk_run_captured(run_driver, 7, argv, out, sizeof out);
     cr_assert_eq(status, 1, "expected exit status 1, got %d; output:\n%s", status, out);
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, bad_file);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", lk_tmpdir, bad_file);
     cr_assert(strstr(out, path), "the message does not name %s:\n%s", path, out);
     cr_assert(strstr(out, phrase), "the message lacks '%s':\n%s", phrase, out);
 }
 
-Test(inputs, good_files_run, .init = make_dir)
+Test(inputs, good_files_run, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    const char *h = put("header.txt", HEADER), *d = put("dem.txt", GOOD_BODY),
-               *s = put("source.txt", "0 0 0\n0 1 0\n0 0 0\n");
+    const char *h = lk_tmp_put("header.txt", HEADER), *d = lk_tmp_put("dem.txt", GOOD_BODY),
+               *s = lk_tmp_put("source.txt", "0 0 0\n0 1 0\n0 0 0\n");
     char *argv[] = {"lab01", "--serial", "--steps", "2", (char *)h, (char *)d, (char *)s, NULL};
     char out[4096];
     int status = lk_run_captured(run_driver, 7, argv, out, sizeof out);
@@ -60,36 +45,36 @@ Test(inputs, good_files_run, .init = make_dir)
     cr_assert(strstr(out, "md5"), "%s", out);
 }
 
-Test(inputs, truncated_body, .init = make_dir)
+Test(inputs, truncated_body, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected(HEADER, "1 2 3\n4 5 6\n7 8\n", GOOD_BODY, "dem.txt:3", "after 8 of 9 values");
 }
-Test(inputs, wrong_header_key, .init = make_dir)
+Test(inputs, wrong_header_key, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected("ncols 3\nnrows 3\nxllcorner 0\nyllcorner 0\ncelsize 10\n", GOOD_BODY,
                     GOOD_BODY, "header.txt:5", "celsize");
 }
-Test(inputs, non_numeric_token, .init = make_dir)
+Test(inputs, non_numeric_token, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected(HEADER, GOOD_BODY, "0 0 0\n0 x1 0\n0 0 0\n", "source.txt:2", "x1");
 }
-Test(inputs, size_mismatch_too_many_values, .init = make_dir)
+Test(inputs, size_mismatch_too_many_values, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected(HEADER, "1 2 3 4\n5 6 7 8\n9 10 11 12\n", GOOD_BODY, "dem.txt:3:3", "extra token '10'");
 }
-Test(inputs, empty_file, .init = make_dir)
+Test(inputs, empty_file, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected("", GOOD_BODY, GOOD_BODY, "header.txt", "empty");
 }
-Test(inputs, nan_value, .init = make_dir)
+Test(inputs, nan_value, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected(HEADER, "1 2 3\n4 nan 6\n7 8 9\n", GOOD_BODY, "dem.txt:2", "nan");
 }
-Test(inputs, missing_file, .init = make_dir)
+Test(inputs, missing_file, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    const char *h = put("header.txt", HEADER), *d = put("dem.txt", GOOD_BODY);
-    char missing[128];
-    snprintf(missing, sizeof missing, "%s/no-such-source.txt", dir);
+    const char *h = lk_tmp_put("header.txt", HEADER), *d = lk_tmp_put("dem.txt", GOOD_BODY);
+    char missing[512];
+    snprintf(missing, sizeof missing, "%s/no-such-source.txt", lk_tmpdir);
     char *argv[] = {"lab01", "--serial", (char *)h, (char *)d, missing, NULL};
     char out[4096];
     int status = lk_run_captured(run_driver, 5, argv, out, sizeof out);
