@@ -7,13 +7,16 @@
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
 #include "labkit/sciddicat.h"
+#include "labkit/swe.h"
 
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
     "  files SPEC PREFIX   write PREFIX_header.txt, PREFIX_dem.txt, PREFIX_source.txt for a\n"
     "                      generator spec KIND:ROWSxCOLS:SEED (KIND: valley or plane)\n"
     "  dataset NAME DIR    write the input files of manifest dataset NAME into DIR\n"
+    "                      (SciddicaT; shallow-water datasets have none: they are generated)\n"
     "  expect NAME         run the serial reference on NAME, print the md5 of its output\n"
+    "                      (shallow water: of the interior of Z, Qx, Qy as raw doubles)\n"
     "  list                list the manifest's datasets\n";
 
 static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_error *err)
@@ -54,6 +57,41 @@ static int find(const char *manifest_path, const char *name, lk_manifest *m,
     return 0;
 }
 
+/* Model of manifest dataset @p name, or "" when it is not listed (the callers report it). */
+static void model_of(const char *manifest_path, const char *name, char *model, size_t size)
+{
+    lk_manifest m;
+    lk_error err;
+    model[0] = '\0';
+    if (lk_manifest_read(manifest_path, &m, &err) != 0)
+        return;
+    const lk_manifest_entry *e = lk_manifest_find(&m, name);
+    if (e)
+        snprintf(model, size, "%s", e->model);
+    lk_manifest_free(&m);
+}
+
+/* The shallow-water hash: serial reference on the generated dataset, md5 of its output. */
+static int expect_swe(const char *manifest_path, const char *name, lk_error *err)
+{
+    lk_swe sim;
+    lk_swe_fields out;
+    int steps;
+    char hex[33];
+    if (lk_swe_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+        return -1;
+    int rc = -1;
+    if (lk_swe_fields_alloc(&out, sim.rows, sim.cols, err) == 0) {
+        if (lk_swe_serial(&sim, steps, &out, err) == 0 && lk_swe_md5(&sim, &out, hex, err) == 0) {
+            printf("%s\n", hex);
+            rc = 0;
+        }
+        lk_swe_fields_free(&out);
+    }
+    lk_swe_free(&sim);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *manifest_path = LK_TOP_DIR "/datasets/MANIFEST";
@@ -77,6 +115,20 @@ int main(int argc, char **argv)
         lk_sciddicat_spec spec;
         if (lk_sciddicat_spec_parse(argv[1], &spec, &err) != 0 ||
             write_files(&spec, argv[2], &err) != 0)
+            lk_die("labkit-gen", &err);
+        return 0;
+    }
+    char model[32] = "";
+    if (argc >= 2 && (strcmp(argv[0], "dataset") == 0 || strcmp(argv[0], "expect") == 0))
+        model_of(manifest_path, argv[1], model, sizeof model);
+    if (argc == 3 && strcmp(argv[0], "dataset") == 0 && strcmp(model, "swe") == 0) {
+        lk_fail(&err, "%s: dataset '%s' is a shallow-water dataset: it has no input files; "
+                      "the drivers generate it from its spec (--dataset %s)", manifest_path,
+                argv[1], argv[1]);
+        lk_die("labkit-gen", &err);
+    }
+    if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "swe") == 0) {
+        if (expect_swe(manifest_path, argv[1], &err) != 0)
             lk_die("labkit-gen", &err);
         return 0;
     }

@@ -3,25 +3,19 @@
  * @brief The command-line driver shared by every SciddicaT lab (its `main.c` is a few lines).
  *
  * The driver owns the inputs, the serial reference, timing, hashing and output files; the
- * lab supplies one GPU entry point. Run a lab's program with `-h` for its options.
+ * lab supplies one GPU entry point. This is the SciddicaT model plugged into the shared
+ * driver (labkit/driver.h, where lk_launch is defined). Run a lab's program with `-h` for
+ * its options.
  */
 #ifndef LABKIT_SCIDDICAT_DRIVER_H
 #define LABKIT_SCIDDICAT_DRIVER_H
 
+#include "labkit/driver.h"
 #include "labkit/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** How a lab's GPU code is launched, from the command line. */
-typedef struct lk_launch {
-    int block_x;      /**< Threads per block along x (columns). */
-    int block_y;      /**< Threads per block along y (rows). */
-    int tile_x;       /**< Tile width for tiled labs (0: the lab's default). */
-    int tile_y;       /**< Tile height for tiled labs (0: the lab's default). */
-    char variant[32]; /**< Kernel variant for labs with several ("": the default). */
-} lk_launch;
 
 /**
  * A lab's GPU entry point: run @p steps steps on a rows x cols grid with altitude @p z and
@@ -41,6 +35,9 @@ typedef struct lk_sciddicat_lab {
     int bench_steps;              /**< GPU steps timed by `make bench`. */
     int bench_serial_steps;       /**< Serial steps timed by `make bench` (per-step rate). */
 } lk_sciddicat_lab;
+
+/** The SciddicaT model as the shared driver sees it (problem: lk_sciddicat). */
+extern const lk_model lk_sciddicat_model;
 
 /** Parse the command line and run; returns the process exit status (see `-h`). */
 int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab);

@@ -1,0 +1,86 @@
+// Lab 03 solution: each block stages its tile of Z, Qx, Qy plus a one-cell halo in
+// dynamic shared memory, synchronises once, and computes its cells from the tile. The
+// arithmetic is the shared lk_swe_update(), so results equal the serial reference.
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+#include "labkit/swe.h"
+
+// Copy cell g of the global fields to position t of the three tiles.
+__device__ static inline void stage(double *sZ, double *sQx, double *sQy, int t,
+                                    const double *__restrict__ Z,
+                                    const double *__restrict__ Qx,
+                                    const double *__restrict__ Qy, size_t g)
+{
+    sZ[t] = Z[g];
+    sQx[t] = Qx[g];
+    sQy[t] = Qy[g];
+}
+
+__global__ void lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
+                               const double *__restrict__ Qx, const double *__restrict__ Qy,
+                               double *__restrict__ Zn, double *__restrict__ Qxn,
+                               double *__restrict__ Qyn)
+{
+    extern __shared__ double tile[];
+    const int pitch = blockDim.x + 2, size = pitch * (blockDim.y + 2);
+    double *sZ = tile, *sQx = tile + size, *sQy = tile + 2 * size;
+    const int tx = threadIdx.x + 1, ty = threadIdx.y + 1; // position in the tile
+    const int j = blockIdx.x * blockDim.x + tx, i = blockIdx.y * blockDim.y + ty;
+    const int width = cols + 2;
+    const int t = ty * pitch + tx;
+    const bool inside = i <= rows && j <= cols;
+    if (inside) {
+        const size_t g = lk_swe_at(i, j, width);
+        stage(sZ, sQx, sQy, t, Z, Qx, Qy, g);
+        // The halo: the neighbour across each edge of the tile. In a partial tile the last
+        // row (column) inside the grid is an edge too. Neighbours of interior cells are at
+        // most the ghost layer, so no load leaves the arrays.
+        if (ty == 1)
+            stage(sZ, sQx, sQy, t - pitch, Z, Qx, Qy, g - width);
+        if (ty == (int)blockDim.y || i == rows)
+            stage(sZ, sQx, sQy, t + pitch, Z, Qx, Qy, g + width);
+        if (tx == 1)
+            stage(sZ, sQx, sQy, t - 1, Z, Qx, Qy, g - 1);
+        if (tx == (int)blockDim.x || j == cols)
+            stage(sZ, sQx, sQy, t + 1, Z, Qx, Qy, g + 1);
+    }
+    __syncthreads();
+    if (inside) {
+        lk_swe_q q = lk_swe_update(lk_swe_load(sZ, sQx, sQy, t - pitch),
+                                   lk_swe_load(sZ, sQx, sQy, t + pitch),
+                                   lk_swe_load(sZ, sQx, sQy, t - 1),
+                                   lk_swe_load(sZ, sQx, sQy, t + 1), r);
+        lk_swe_store(Zn, Qxn, Qyn, lk_swe_at(i, j, width), q);
+    }
+}
+
+static inline size_t shared_bytes(int bx, int by)
+{
+    return 3 * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
+}
+
+extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+                          const lk_launch *launch, lk_error *err)
+{
+    dim3 block(launch->block_x, launch->block_y);
+    dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+    const size_t bytes = shared_bytes(launch->block_x, launch->block_y);
+    if (bytes > 48 * 1024)
+        LK_CUDA_TRY(err, cudaFuncSetAttribute(lf_step_shared,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)bytes));
+    lf_step_shared<<<grid, block, bytes>>>(rows, cols, r, cur.Z, cur.Qx, cur.Qy, next.Z,
+                                           next.Qx, next.Qy);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
+
+extern "C" int lab03_step_info(const lk_launch *launch, lab03_kernel_info *info, lk_error *err)
+{
+    info->kernel = (const void *)lf_step_shared;
+    info->block_x = launch->block_x;
+    info->block_y = launch->block_y;
+    info->dynamic_shared_bytes = shared_bytes(launch->block_x, launch->block_y);
+    return 0;
+}
