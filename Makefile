@@ -52,7 +52,7 @@ check:
 	@$(MAKE) --no-print-directory check-suites
 	@tools/summary.sh $(REPORTS)
 
-check-suites: check-common check-datasets check-labs
+check-suites: check-common check-datasets check-labs check-grader
 
 check-common: $(COMMON_TESTS)
 	@for t in $(COMMON_TESTS); do tools/run-suite.sh $(REPORTS) common-$${t##*/test_} $$t; done

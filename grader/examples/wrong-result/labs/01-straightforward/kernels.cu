@@ -1,0 +1,94 @@
+// Example submission "wrong-result": the outflows have the wrong sign ((u - average) instead of
+// (average - u)): wrong on every dataset that has debris in an interior cell.
+// Everything else is a plain, correct lab 01 (2-D blocks, one thread per interior cell).
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+#include "labkit/sciddicat.h"
+
+__global__ void reset_flows(int rows, int cols, double *Sf)
+{
+    int i = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+    int j = 1 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows - 1 && j < cols - 1)
+        lk_sciddicat_reset_cell(i, j, rows, cols, Sf);
+}
+
+__global__ void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf,
+                              double p_r, double p_epsilon)
+{
+    int i = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+    int j = 1 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (!(i < rows - 1 && j < cols - 1))
+        return;
+    double u[5];
+    const double m = h[i * cols + j] - p_epsilon;
+    u[0] = z[i * cols + j] + p_epsilon;
+    u[1] = z[(i - 1) * cols + j] + h[(i - 1) * cols + j];
+    u[2] = z[i * cols + j - 1] + h[i * cols + j - 1];
+    u[3] = z[i * cols + j + 1] + h[i * cols + j + 1];
+    u[4] = z[(i + 1) * cols + j] + h[(i + 1) * cols + j];
+    unsigned gone = 0;
+    double average;
+    int again;
+    do {
+        again = 0;
+        average = m;
+        int count = 0;
+        for (int n = 0; n < 5; n++)
+            if (!(gone & (1u << n))) {
+                average += u[n];
+                count++;
+            }
+        if (count != 0)
+            average /= count;
+        for (int n = 0; n < 5; n++)
+            if (average <= u[n] && !(gone & (1u << n))) {
+                gone |= 1u << n;
+                again = 1;
+            }
+    } while (again);
+    const size_t layer = (size_t)rows * cols;
+    for (int k = 0; k < 4; k++)
+        if (!(gone & (1u << (k + 1))))
+            Sf[k * layer + i * cols + j] = (u[k + 1] - average) * p_r;
+}
+
+__global__ void update_width(int rows, int cols, double *h, const double *Sf)
+{
+    int i = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+    int j = 1 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows - 1 && j < cols - 1)
+        h[i * cols + j] = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+}
+
+extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,
+                             double *h_out, int steps, const lk_launch *launch, lk_error *err)
+{
+    const size_t bytes = (size_t)rows * cols * sizeof(double);
+    double *d_z, *d_h, *d_Sf;
+    LK_CUDA_TRY(err, cudaMalloc(&d_z, bytes));
+    LK_CUDA_TRY(err, cudaMalloc(&d_h, bytes));
+    LK_CUDA_TRY(err, cudaMalloc(&d_Sf, 4 * bytes));
+    LK_CUDA_TRY(err, cudaMemset(d_Sf, 0, 4 * bytes));
+    LK_CUDA_TRY(err, cudaMemcpy(d_z, z, bytes, cudaMemcpyHostToDevice));
+    LK_CUDA_TRY(err, cudaMemcpy(d_h, h_in, bytes, cudaMemcpyHostToDevice));
+    if (rows > 2 && cols > 2) {
+        dim3 block(launch->block_x, launch->block_y);
+        dim3 grid((cols - 2 + block.x - 1) / block.x, (rows - 2 + block.y - 1) / block.y);
+        for (int s = 0; s < steps; s++) {
+            reset_flows<<<grid, block>>>(rows, cols, d_Sf);
+            LK_LAUNCH_TRY(err);
+            compute_flows<<<grid, block>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
+                                           LK_SCIDDICAT_P_EPSILON);
+            LK_LAUNCH_TRY(err);
+            update_width<<<grid, block>>>(rows, cols, d_h, d_Sf);
+            LK_LAUNCH_TRY(err);
+        }
+    }
+    LK_CUDA_TRY(err, cudaMemcpy(h_out, d_h, bytes, cudaMemcpyDeviceToHost));
+    LK_CUDA_TRY(err, cudaFree(d_z));
+    LK_CUDA_TRY(err, cudaFree(d_h));
+    LK_CUDA_TRY(err, cudaFree(d_Sf));
+    return 0;
+}

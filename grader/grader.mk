@@ -1,0 +1,57 @@
+# The grader (grader/): builds labkit-grade and its tests, and runs `make grade`.
+# Included by the top-level Makefile, which provides the toolchain settings (common/common.mk),
+# $(LK_LIB), $(LK_HEADERS) and $(REPORTS).
+#
+#   make grade                          grade the example submissions (grader/examples)
+#   make grade SUBMISSIONS=dir/         grade a class: one sub-folder per student
+#   make grade SUBMISSIONS=self         self-grade this tree's student files
+#   make grade OUT=dir                  reports there (default build/grade)
+#   make grade GRADE_FLAGS="--seed 7 --junit --gradescope --force"   more options (-h lists them)
+#   make check-grader                   the grader's own test suites
+
+GRADER_BUILD := $(LK_BUILD)/grader
+GRADER := $(GRADER_BUILD)/labkit-grade
+GRADER_HOSTILE := $(GRADER_BUILD)/tests/hostile
+GRADER_HEADERS := $(wildcard grader/src/*.h)
+GRADER_OBJS := $(patsubst grader/src/%.c,$(GRADER_BUILD)/obj/%.o,$(wildcard grader/src/*.c))
+GRADER_LIB_OBJS := $(filter-out $(GRADER_BUILD)/obj/main.o,$(GRADER_OBJS))
+GRADER_TESTS := $(patsubst grader/tests/%.c,$(GRADER_BUILD)/tests/%,$(wildcard grader/tests/test_*.c))
+GRADER_CPPFLAGS = $(CPPFLAGS) -I$(LK_TOP)/grader/src -DGR_NVCC='"$(NVCC)"' \
+                  -DGR_CUDA_HOME='"$(CUDA_HOME)"'
+
+SUBMISSIONS ?= grader/examples
+OUT ?= $(LK_BUILD)/grade
+GRADE_FLAGS ?=
+
+.PHONY: grader check-grader
+
+grader: $(GRADER)
+
+$(GRADER_BUILD)/obj/%.o: grader/src/%.c $(GRADER_HEADERS) $(LK_HEADERS) grader/grader.mk
+	@mkdir -p $(@D)
+	$(CC) $(GRADER_CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(GRADER): $(GRADER_OBJS) $(LK_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+
+# A helper that misbehaves on request (sleeps, forks, floods, crashes) for the isolation tests.
+$(GRADER_HOSTILE): grader/tests/hostile.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
+
+$(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.h \
+                              $(GRADER_LIB_OBJS) $(LK_LIB) $(GRADER_HEADERS) $(LK_HEADERS) \
+                              $(GRADER) $(GRADER_HOSTILE)
+	@mkdir -p $(@D)
+	$(CC) $(GRADER_CPPFLAGS) -DGR_GRADER='"$(GRADER)"' -DGR_HOSTILE='"$(GRADER_HOSTILE)"' \
+	  -DGR_LK_LIB='"$(LK_LIB)"' $(CFLAGS) $< $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) \
+	  $(LK_TEST_LIBS) $(LK_LIBS)
+
+# `grade` is declared .PHONY by the top-level Makefile. The library is built first: student
+# builds run as an unprivileged user and cannot write to build/.
+grade: lib $(GRADER)
+	@$(GRADER) --kit $(LK_TOP) --lib $(LK_LIB) --submissions $(SUBMISSIONS) --out $(OUT) $(GRADE_FLAGS)
+
+check-grader: $(GRADER_TESTS) $(GRADER) $(GRADER_HOSTILE)
+	@for t in $(GRADER_TESTS); do tools/run-suite.sh $(REPORTS) grader-$${t##*/test_} $$t; done

@@ -1,0 +1,293 @@
+#define _GNU_SOURCE /* pipe2, setgroups */
+#include "env.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "labkit/cuda_check.h"
+#include "labkit/md5.h"
+#include "sandbox.h"
+#include "util.h"
+
+#ifndef GR_NVCC
+#define GR_NVCC "nvcc"
+#endif
+
+/* Copy @p src into @p dst, cut to fit. */
+static void set_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* First line of a trusted command's output, or "" (popen: these are the kit's own tools). */
+static void first_line_of(const char *command, char *out, size_t size, const char *pick)
+{
+    out[0] = '\0';
+    FILE *p = popen(command, "r");
+    if (!p)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!pick || strstr(line, pick)) {
+            set_text(out, size, line);
+            if (pick)
+                break;
+            if (out[0])
+                break;
+        }
+    }
+    pclose(p);
+}
+
+static char *shell_quote(const char *s)
+{
+    gr_buf b = {0};
+    gr_buf_puts(&b, "'");
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            gr_buf_puts(&b, "'\\''");
+        else {
+            char one[2] = {*p, 0};
+            gr_buf_puts(&b, one);
+        }
+    }
+    gr_buf_puts(&b, "'");
+    return gr_buf_take(&b);
+}
+
+/* Probe the GPU in a child, so that CUDA is never initialised in the grader (children it
+   forks later would inherit a broken context). */
+static void probe_gpu(int drop, gr_env *env)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        snprintf(env->gpu_reason, sizeof env->gpu_reason, "cannot probe: %s", strerror(errno));
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(env->gpu_reason, sizeof env->gpu_reason, "cannot probe: %s", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        if (drop && geteuid() == 0 &&
+            (setgroups(0, NULL) != 0 || setgid(GR_UNPRIVILEGED_ID) != 0 ||
+             setuid(GR_UNPRIVILEGED_ID) != 0))
+            _exit(2);
+        char reason[512], desc[512];
+        lk_error err;
+        char msg[1100];
+        if (!lk_gpu_available(reason, sizeof reason))
+            snprintf(msg, sizeof msg, "0%s", reason);
+        else if (lk_gpu_describe(desc, sizeof desc, &err) != 0)
+            snprintf(msg, sizeof msg, "0%s", err.msg);
+        else
+            snprintf(msg, sizeof msg, "1%s", desc);
+        ssize_t w = write(pfd[1], msg, strlen(msg));
+        (void)w;
+        _exit(0);
+    }
+    close(pfd[1]);
+    char msg[1100];
+    size_t len = 0;
+    struct pollfd pf = {pfd[0], POLLIN, 0};
+    /* A wedged driver can hang in initialisation: give up after a minute. */
+    while (len + 1 < sizeof msg && poll(&pf, 1, 60000) > 0) {
+        ssize_t n = read(pfd[0], msg + len, sizeof msg - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    msg[len] = '\0';
+    close(pfd[0]);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    if (len > 0 && msg[0] == '1') {
+        env->gpu_ok = 1;
+        set_text(env->gpu, sizeof env->gpu, msg + 1);
+    } else if (len > 0) {
+        char *why = gr_strf("no CUDA device: %s", msg + 1);
+        set_text(env->gpu_reason, sizeof env->gpu_reason, why);
+        free(why);
+    } else {
+        snprintf(env->gpu_reason, sizeof env->gpu_reason,
+                 "no CUDA device: the probe gave no answer (as uid %d)",
+                 drop && geteuid() == 0 ? GR_UNPRIVILEGED_ID : (int)getuid());
+    }
+}
+
+void gr_env_probe(const char *kit, int want_gpu, int drop, gr_env *env)
+{
+    memset(env, 0, sizeof *env);
+    struct utsname u;
+    if (uname(&u) == 0) {
+        char *host = gr_strf("%s (%s %s %s)", u.nodename, u.sysname, u.release, u.machine);
+        set_text(env->host, sizeof env->host, host);
+        free(host);
+    }
+    gr_utc_now(env->date, sizeof env->date);
+    struct passwd *pw = getpwuid(geteuid());
+    char *user = gr_strf("%s (uid %d)%s", pw ? pw->pw_name : "?", (int)geteuid(),
+                         drop && geteuid() == 0 ? "; student code runs as nobody (uid 65534)" : "");
+    set_text(env->user, sizeof env->user, user);
+    free(user);
+    first_line_of(GR_NVCC " --version 2>/dev/null", env->cuda, sizeof env->cuda, "release");
+    if (!env->cuda[0])
+        snprintf(env->cuda, sizeof env->cuda, "unknown (%s --version failed)", GR_NVCC);
+    char *q = shell_quote(kit);
+    char *cmd = gr_strf("git -C %s describe --always --dirty --tags 2>/dev/null", q);
+    first_line_of(cmd, env->kit_version, sizeof env->kit_version, NULL);
+    free(cmd);
+    free(q);
+    if (!env->kit_version[0])
+        snprintf(env->kit_version, sizeof env->kit_version, "unknown (not a git checkout)");
+    if (want_gpu)
+        probe_gpu(drop, env);
+    else
+        snprintf(env->gpu_reason, sizeof env->gpu_reason, "GPU stages disabled (--no-gpu)");
+}
+
+char *gr_rubric_lab_text(const gr_lab_rubric *lab)
+{
+    static const char *const policies[] = {"hash course-text", "hash binary", "tolerance"};
+    gr_buf b = {0};
+    gr_buf_printf(&b, "lab %s\ndriver %s\n", lab->name, lab->driver);
+    for (int i = 0; i < lab->nfiles; i++)
+        gr_buf_printf(&b, "student-file %s %s\n", lab->files[i].name, lab->files[i].var);
+    for (int i = 0; i < lab->nentries; i++)
+        gr_buf_printf(&b, "entry %s\n", lab->entries[i]);
+    gr_buf_printf(&b, "policy %s", policies[lab->policy]);
+    if (lab->policy == GR_POLICY_TOLERANCE)
+        gr_buf_printf(&b, " %.17g", lab->tolerance);
+    gr_buf_puts(&b, "\n");
+    for (int i = 0; i < lab->ndatasets; i++)
+        gr_buf_printf(&b, "%s %s %d\n", lab->datasets[i].hidden ? "hidden" : "public",
+                      lab->datasets[i].name, lab->datasets[i].steps);
+    gr_buf_printf(&b, "performance %s %d serial-steps %d\n", lab->perf.name, lab->perf.steps,
+                  lab->serial_steps);
+    gr_buf_printf(&b, "points correctness %.17g performance %.17g\ncredit %s\n",
+                  lab->points_correct, lab->points_perf, lab->credit_all ? "all" : "proportional");
+    gr_buf_printf(&b, "curve full %.17g zero %.17g\nmin-speedup %.17g\n", lab->curve_full,
+                  lab->curve_zero, lab->min_speedup);
+    gr_buf_printf(&b, "rounds %d extra %d\nrepeat %d\n", lab->rounds, lab->extra_rounds,
+                  lab->repeat);
+    gr_buf_printf(&b, "time-limit build %.17g run %.17g performance %.17g\n", lab->limit_build,
+                  lab->limit_run, lab->limit_perf);
+    for (int i = 0; i < lab->nforbid; i++)
+        gr_buf_printf(&b, "forbid-symbol %s\n", lab->forbid[i]);
+    return gr_buf_take(&b);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Regular files directly in @p dir (sorted), minus the names in @p skip. */
+static int list_files(const char *dir, const gr_lab_rubric *skip, char ***out, int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* a missing folder (e.g. no solutions/ in a handout) hashes as empty */
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        int skipped = 0;
+        for (int i = 0; skip && i < skip->nfiles; i++)
+            skipped |= strcmp(e->d_name, skip->files[i].name) == 0;
+        char *path = gr_strf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (skipped || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(path);
+            continue;
+        }
+        *out = gr_xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = path;
+    }
+    closedir(d);
+    return 0;
+}
+
+int gr_kit_hash(const char *kit, const gr_lab_rubric *lab, char out[33], lk_error *err)
+{
+    char **files = NULL;
+    int n = 0;
+    char *dirs[] = {gr_strf("%s/common/include/labkit", kit), gr_strf("%s/common/src", kit),
+                    gr_strf("%s/common", kit), gr_strf("%s/labs", kit),
+                    gr_strf("%s/datasets", kit)};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        list_files(dirs[i], NULL, &files, &n);
+    char *lab_dir = gr_strf("%s/labs/%s", kit, lab->name);
+    char *sol_dir = gr_strf("%s/solutions/%s", kit, lab->name);
+    list_files(lab_dir, lab, &files, &n);
+    list_files(sol_dir, NULL, &files, &n);
+    /* Stored dataset files live one level down (datasets/<model>/). */
+    DIR *d = opendir(dirs[4]);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (e->d_name[0] != '.') {
+                char *sub = gr_strf("%s/%s", dirs[4], e->d_name);
+                if (gr_is_dir(sub))
+                    list_files(sub, NULL, &files, &n);
+                free(sub);
+            }
+        closedir(d);
+    }
+    qsort(files, n, sizeof *files, cmp_str);
+    int rc = -1;
+    lk_md5 *md5 = lk_md5_begin(err);
+    char *rubric = gr_rubric_lab_text(lab);
+    if (!md5)
+        goto done;
+    if (lk_md5_update(md5, GR_GRADER_VERSION, strlen(GR_GRADER_VERSION), err) != 0 ||
+        lk_md5_update(md5, rubric, strlen(rubric), err) != 0)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        char *data = gr_read_file(files[i], 256u << 20, &len, err);
+        const char *rel = files[i] + strlen(kit);
+        if (!data || lk_md5_update(md5, rel, strlen(rel) + 1, err) != 0 ||
+            lk_md5_update(md5, data, len, err) != 0) {
+            free(data);
+            goto fail;
+        }
+        free(data);
+    }
+    rc = lk_md5_end(md5, out, err);
+    md5 = NULL;
+fail:
+    lk_md5_abort(md5);
+done:
+    free(rubric);
+    for (int i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        free(dirs[i]);
+    free(lab_dir);
+    free(sol_dir);
+    return rc;
+}

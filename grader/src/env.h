@@ -1,0 +1,44 @@
+/**
+ * @file env.h
+ * @brief Provenance of a grading session (GPU, driver, CUDA, host, date, kit version) and
+ * the content hash of the kit that decides whether an earlier result can be reused.
+ */
+#ifndef GRADER_ENV_H
+#define GRADER_ENV_H
+
+#include "labkit/error.h"
+#include "rubric.h"
+
+/** Version of the grader's rules; part of every reuse key. */
+#define GR_GRADER_VERSION "1.0"
+
+/** Where and with what a session grades. */
+typedef struct gr_env {
+    char host[256];        /**< Host name, OS and kernel release. */
+    char date[32];         /**< Start of the session, UTC, ISO 8601. */
+    char user[96];         /**< Who runs the grader, and who runs the student code. */
+    int gpu_ok;            /**< 1 when a CUDA device is usable. */
+    char gpu[512];         /**< Device description (name, sm, memory, driver, runtime). */
+    char gpu_reason[512];  /**< Why there is no usable GPU (when gpu_ok is 0). */
+    char cuda[128];        /**< CUDA toolkit used for builds (nvcc's release line). */
+    char kit_version[128]; /**< `git describe` of the kit, or "unknown (not a git checkout)". */
+} gr_env;
+
+/**
+ * Fill @p env. The GPU is probed in a child process (as the unprivileged user when @p drop
+ * is set and the grader is root) so the grader itself never initialises CUDA; @p probe_gpu 0
+ * skips the probe (--no-gpu) and records why.
+ */
+void gr_env_probe(const char *kit, int probe_gpu, int drop, gr_env *env);
+
+/**
+ * md5 of everything in the kit that decides a lab's grade: the common library's sources and
+ * build settings, the lab's folder (its student files excepted), its solution, the datasets,
+ * the lab's rubric entry and the grader version.
+ */
+int gr_kit_hash(const char *kit, const gr_lab_rubric *lab, char out[33], lk_error *err);
+
+/** One canonical line per rubric setting of @p lab (hashed, and shown in reports). */
+char *gr_rubric_lab_text(const gr_lab_rubric *lab);
+
+#endif

@@ -1,0 +1,80 @@
+/**
+ * @file grade.h
+ * @brief A grading session and the grading of one lab of one student: files, integrity,
+ * build, then the GPU stages (correctness on public and hidden datasets, performance).
+ */
+#ifndef GRADER_GRADE_H
+#define GRADER_GRADE_H
+
+#include "build.h"
+#include "env.h"
+#include "labkit/manifest.h"
+#include "result.h"
+#include "rubric.h"
+
+/** What a session knows about one graded lab. */
+typedef struct gr_lab_ctx {
+    const gr_lab_rubric *rub; /**< Its rubric entry. */
+    char kit_hash[33];        /**< md5 of the kit parts that decide its grades. */
+    char *kit_work;           /**< OUT/work/_kit/LAB: the solution build and reference runs. */
+    int *steps;               /**< Steps of each rubric dataset (manifest defaults resolved). */
+    int have_solution;        /**< solutions/LAB/ has every student file. */
+    int ref_state;            /**< Solution driver: 0 not built yet, 1 ready, -1 failed. */
+    char *ref_driver;         /**< Path of the solution's driver once built. */
+    char *ref_error;          /**< Why it could not be built. */
+    int serial_state;         /**< Serial timing: 0 not yet, 1 done, -1 failed. */
+    double serial_ms;         /**< Serial time of the performance run. */
+    int serial_steps;         /**< Steps timed on the CPU. */
+    int serial_extrapolated;  /**< serial_ms scaled up from serial_steps. */
+    char *serial_error;       /**< Why serial timing failed. */
+    char *sol_bin;            /**< The solution's output on the performance dataset. */
+    int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
+} gr_lab_ctx;
+
+/** A grading session. */
+typedef struct gr_session {
+    char *kit;             /**< Absolute path of the pristine kit. */
+    char *out;             /**< Absolute report folder. */
+    char *manifest_path;   /**< datasets/MANIFEST. */
+    gr_rubric rubric;      /**< The rubric. */
+    gr_kit kitinfo;        /**< Build-stage knowledge of the kit. */
+    gr_lab_ctx *labs;      /**< Graded labs (in the kit and in the rubric). */
+    int nlabs;             /**< Their number. */
+    const gr_lab_rubric **graded; /**< Their rubric entries, for layout decisions. */
+    gr_env env;            /**< Provenance. */
+    int gpu;               /**< 1 when the GPU stages run. */
+    unsigned long long seed; /**< Hidden-dataset seed of the session. */
+    int self;              /**< Grading the kit's own student files. */
+    int force;             /**< Re-grade even unchanged results. */
+    int drop;              /**< Untrusted commands run as nobody when root. */
+    char *gpu_lock;        /**< Machine-wide GPU lock file. */
+    unsigned fd_state;     /**< Picks result descriptor numbers. */
+    lk_manifest manifest;  /**< Datasets of the kit. */
+} gr_session;
+
+/** Path of a student's saved result for lab @p lab. */
+char *gr_result_path(const gr_session *s, const gr_student *st, const char *lab);
+
+/** Reuse key of a lab result. */
+void gr_result_key(const gr_session *s, const gr_lab_ctx *lc, const char *files_md5,
+                   char key[33]);
+
+/**
+ * Grade lab @p li of student @p st into @p r (initialised here), reusing a saved result
+ * with the same key unless the session forces; saves the result. -1 only on grader errors.
+ */
+int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err);
+
+/**
+ * The GPU stages of one lab (run.c): correctness on every dataset against the serial
+ * reference, then, when all pass, the A/B performance rounds against the solution. Sets the
+ * lab's checks, points and outcome. -1 only on grader errors.
+ */
+int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
+                  gr_lab_result *r, lk_error *err);
+
+/** Driver arguments of dataset @p i of @p lc (hidden ones with their seed); @p spec must hold 192 bytes. */
+void gr_dataset_args(const gr_session *s, const gr_lab_ctx *lc, int i, const char **flag,
+                     char *spec, int *steps);
+
+#endif

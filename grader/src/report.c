@@ -1,0 +1,625 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/json.h"
+#include "util.h"
+
+void gr_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    int formula = n > 0 && strchr("=+-@", s[0]) != NULL;
+    int quote = strpbrk(s, ",\"\r\n") != NULL || (n > 0 && (s[0] == ' ' || s[n - 1] == ' ')) ||
+                formula;
+    if (!quote) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    if (formula)
+        fputc('\'', f);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static const gr_lab_result *find_lab(const gr_student *st, const char *lab)
+{
+    for (int i = 0; i < st->nlabs; i++)
+        if (st->labs[i].lab && strcmp(st->labs[i].lab, lab) == 0)
+            return &st->labs[i];
+    return NULL;
+}
+
+char *gr_student_status(const gr_student *st)
+{
+    if (!st->done)
+        return gr_xstrdup("pending: not graded yet");
+    gr_buf b = {0};
+    for (int i = 0; i < st->nlabs; i++) {
+        const gr_lab_result *r = &st->labs[i];
+        if (!r->decided)
+            gr_buf_printf(&b, "%s%s %s", b.len ? ", " : "incomplete: ", r->lab,
+                          strcmp(r->outcome, GR_OUT_GPU_NOT_RUN) == 0 ? "(GPU stages not run)"
+                                                                       : "(grader error)");
+    }
+    if (!b.len)
+        gr_buf_puts(&b, "complete");
+    return gr_buf_take(&b);
+}
+
+int gr_write_gradebook(FILE *f, const gr_report_ctx *c, const gr_student *st, int n)
+{
+    fputs("student", f);
+    for (int l = 0; l < c->nlabs; l++) {
+        fputc(',', f);
+        gr_csv_field(f, c->labs[l]->name);
+    }
+    fputs(",total,max,status\n", f);
+    for (int i = 0; i < n; i++) {
+        gr_csv_field(f, st[i].name);
+        double total, max;
+        int decided;
+        gr_student_total(&st[i], &total, &max, &decided);
+        for (int l = 0; l < c->nlabs; l++) {
+            const gr_lab_result *r = st[i].done ? find_lab(&st[i], c->labs[l]->name) : NULL;
+            fputc(',', f);
+            if (r && r->decided)
+                fprintf(f, "%.2f", r->score);
+        }
+        fputc(',', f);
+        if (decided)
+            fprintf(f, "%.2f", total);
+        double full = 0;
+        for (int l = 0; l < c->nlabs; l++)
+            full += c->labs[l]->points_correct + c->labs[l]->points_perf;
+        fprintf(f, ",%.2f,", full);
+        char *status = gr_student_status(&st[i]);
+        gr_csv_field(f, status);
+        free(status);
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+/* Text for a Markdown table cell: one line, pipes and HTML escaped. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '|': fputs("\\|", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '\n':
+        case '\r':
+        case '\t': fputc(' ', f); break;
+        default: fputc(*p, f);
+        }
+    }
+}
+
+/* A fenced block that no backtick run inside @p s can close. */
+static void md_code(FILE *f, const char *s)
+{
+    int longest = 0, run = 0;
+    for (const char *p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    int fence = longest >= 3 ? longest + 1 : 3;
+    for (int i = 0; i < fence; i++)
+        fputc('`', f);
+    fputs("text\n", f);
+    fputs(s, f);
+    if (s[0] && s[strlen(s) - 1] != '\n')
+        fputc('\n', f);
+    for (int i = 0; i < fence; i++)
+        fputc('`', f);
+    fputc('\n', f);
+}
+
+static void score_text(char *buf, size_t size, const gr_lab_result *r)
+{
+    if (r->decided)
+        snprintf(buf, size, "%.2f / %g", r->score, r->max);
+    else
+        snprintf(buf, size, "- / %g", r->max);
+}
+
+static void md_environment(FILE *f, const gr_report_ctx *c)
+{
+    const gr_env *e = c->env;
+    fprintf(f, "## Environment\n\n");
+    fprintf(f, "- GPU: ");
+    md_cell(f, e->gpu_ok ? e->gpu : e->gpu_reason);
+    fprintf(f, "\n- CUDA toolkit: ");
+    md_cell(f, e->cuda);
+    fprintf(f, "\n- host: ");
+    md_cell(f, e->host);
+    fprintf(f, "\n- date: %s\n- kit version: ", e->date);
+    md_cell(f, e->kit_version);
+    fprintf(f, "\n- grader: labkit-grade %s, run by ", GR_GRADER_VERSION);
+    md_cell(f, e->user);
+    fprintf(f, "\n- hidden-dataset seed of this session: %s\n- submissions: ", c->seed);
+    md_cell(f, c->submissions);
+    fprintf(f, "\n- rubric: ");
+    md_cell(f, c->rubric);
+    fputs("\n", f);
+}
+
+static void md_perf(FILE *f, const gr_perf *p)
+{
+    fprintf(f, "\nPerformance on `%s`, %d steps, %d rounds (student and solution alternate, "
+               "same GPU, same session):\n\n", p->dataset ? p->dataset : "?", p->steps, p->rounds);
+    fputs("| measure | median | spread |\n|---|---|---|\n", f);
+    fprintf(f, "| speedup vs serial | %.1fx | %.1fx - %.1fx |\n", p->score.speedup.median,
+            p->score.speedup.lo, p->score.speedup.hi);
+    if (p->have_solution)
+        fprintf(f, "| speed relative to the solution | %.3f | %.3f - %.3f |\n",
+                p->score.ratio.median, p->score.ratio.lo, p->score.ratio.hi);
+    fputs("\nStudent GPU time per round (ms):", f);
+    for (int i = 0; i < p->rounds; i++)
+        fprintf(f, " %.3f", p->student_ms[i]);
+    if (p->have_solution) {
+        fputs("  \nSolution GPU time per round (ms):", f);
+        for (int i = 0; i < p->rounds; i++)
+            fprintf(f, " %.3f", p->solution_ms[i]);
+    }
+    fprintf(f, "  \nSerial reference: %.1f ms", p->serial_ms);
+    if (p->extrapolated)
+        fprintf(f, " (extrapolated from a %d-step run: a full serial run is too slow)",
+                p->serial_steps);
+    fputs("  \n", f);
+    if (p->score.inconclusive)
+        fputs("\n**Inconclusive**: the measurements straddle a scoring threshold even after "
+              "more rounds; the points come from the medians.\n", f);
+    fputs("\n", f);
+}
+
+int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
+{
+    fputs("# Grade report: ", f);
+    md_cell(f, st->name);
+    double total, max;
+    int decided;
+    gr_student_total(st, &total, &max, &decided);
+    char *status = gr_student_status(st);
+    if (decided)
+        fprintf(f, "\n\n**Total: %.2f / %g**\n\n", total, max);
+    else {
+        fprintf(f, "\n\n**Total: not final** (%.2f / %g from the labs decided so far; ", total, max);
+        md_cell(f, status);
+        fputs(")\n\n", f);
+    }
+    free(status);
+    if (c->gpu_note) {
+        fputs("> GPU stages were not run: ", f);
+        md_cell(f, c->gpu_note);
+        fputs(".\n\n", f);
+    }
+    fputs("| lab | outcome | score | summary |\n|---|---|---|---|\n", f);
+    for (int i = 0; i < st->nlabs; i++) {
+        const gr_lab_result *r = &st->labs[i];
+        char score[64];
+        score_text(score, sizeof score, r);
+        fputs("| ", f);
+        md_cell(f, r->lab);
+        fputs(" | ", f);
+        md_cell(f, r->outcome);
+        fprintf(f, " | %s | ", score);
+        md_cell(f, r->summary);
+        fputs(" |\n", f);
+    }
+    for (int i = 0; i < st->nlabs; i++) {
+        const gr_lab_result *r = &st->labs[i];
+        char score[64];
+        score_text(score, sizeof score, r);
+        fprintf(f, "\n## %s: %s, %s\n\n", r->lab, r->outcome, score);
+        md_cell(f, r->summary);
+        fprintf(f, "\n\nCorrectness %.2f, performance %.2f. Graded %s%s", r->correctness,
+                r->performance, r->graded_at, r->reused ? " (reused: unchanged since)" : "");
+        if (r->seed && r->seed[0])
+            fprintf(f, "; hidden datasets seeded with %s", r->seed);
+        fputs(".\n\n| stage | check | result | reason | seconds |\n|---|---|---|---|---|\n", f);
+        for (int k = 0; k < r->nchecks; k++) {
+            const gr_check *ck = &r->checks[k];
+            fputs("| ", f);
+            md_cell(f, ck->stage);
+            fputs(" | ", f);
+            md_cell(f, ck->name);
+            fprintf(f, " | %s%s%s | ", strcmp(ck->status, GR_PASS) ? "**" : "", ck->status,
+                    strcmp(ck->status, GR_PASS) ? "**" : "");
+            md_cell(f, ck->reason);
+            if (ck->seconds > 0)
+                fprintf(f, " | %.2f |\n", ck->seconds);
+            else
+                fputs(" | |\n", f);
+        }
+        if (r->perf.measured)
+            md_perf(f, &r->perf);
+        int details = 0;
+        for (int k = 0; k < r->nchecks; k++) {
+            const gr_check *ck = &r->checks[k];
+            if (!ck->detail)
+                continue;
+            if (!details++)
+                fputs("\n### Details\n", f);
+            fputs("\n**", f);
+            md_cell(f, ck->name);
+            fputs("**\n\n", f);
+            md_code(f, ck->detail);
+        }
+    }
+    fputs("\n", f);
+    md_environment(f, c);
+    return 0;
+}
+
+static void json_env(FILE *f, const gr_report_ctx *c)
+{
+    const gr_env *e = c->env;
+    fputs("{\"gpu\":", f);
+    lk_json_string(f, e->gpu_ok ? e->gpu : NULL);
+    fputs(",\"gpu_missing_reason\":", f);
+    lk_json_string(f, e->gpu_ok ? NULL : e->gpu_reason);
+    fputs(",\"cuda\":", f);
+    lk_json_string(f, e->cuda);
+    fputs(",\"host\":", f);
+    lk_json_string(f, e->host);
+    fputs(",\"date\":", f);
+    lk_json_string(f, e->date);
+    fputs(",\"kit_version\":", f);
+    lk_json_string(f, e->kit_version);
+    fputs(",\"grader_version\":", f);
+    lk_json_string(f, GR_GRADER_VERSION);
+    fputs(",\"user\":", f);
+    lk_json_string(f, e->user);
+    fputs(",\"seed\":", f);
+    lk_json_string(f, c->seed);
+    fputs(",\"submissions\":", f);
+    lk_json_string(f, c->submissions);
+    fputs(",\"rubric\":", f);
+    lk_json_string(f, c->rubric);
+    fputs("}", f);
+}
+
+int gr_write_student_json(FILE *f, const gr_report_ctx *c, const gr_student *st)
+{
+    double total, max;
+    int decided;
+    gr_student_total(st, &total, &max, &decided);
+    char *status = gr_student_status(st);
+    fputs("{\"student\":", f);
+    lk_json_string(f, st->name);
+    fputs(",\"total\":", f);
+    if (decided)
+        lk_json_number(f, total);
+    else
+        fputs("null", f);
+    fputs(",\"max\":", f);
+    lk_json_number(f, max);
+    fprintf(f, ",\"complete\":%s,\"status\":", decided ? "true" : "false");
+    lk_json_string(f, status);
+    free(status);
+    fputs(",\"environment\":", f);
+    json_env(f, c);
+    fputs(",\"labs\":[", f);
+    for (int i = 0; i < st->nlabs; i++) {
+        if (i)
+            fputc(',', f);
+        gr_lab_write_json(f, &st->labs[i]);
+    }
+    fputs("]}\n", f);
+    return 0;
+}
+
+int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int n)
+{
+    fprintf(f, "# Class summary\n\n%d student%s, graded %s. GPU: ", n, n == 1 ? "" : "s",
+            c->env->date);
+    md_cell(f, c->env->gpu_ok ? c->env->gpu : c->env->gpu_reason);
+    fprintf(f, ". Hidden-dataset seed: %s.\n\n", c->seed);
+    if (c->gpu_note) {
+        fputs("> GPU stages were not run: ", f);
+        md_cell(f, c->gpu_note);
+        fputs(". Labs that built have no final score.\n\n", f);
+    }
+    fputs("## Scores per lab\n\n| lab | decided | mean | median | min | max | outcomes |\n"
+          "|---|---|---|---|---|---|---|\n", f);
+    for (int l = 0; l < c->nlabs; l++) {
+        const gr_lab_rubric *lab = c->labs[l];
+        double *v = gr_xcalloc(n ? n : 1, sizeof *v);
+        int k = 0;
+        static const char *const outcomes[] = {GR_OUT_CORRECT, GR_OUT_INCORRECT, GR_OUT_BUILD_FAILED,
+                                               GR_OUT_REJECTED, GR_OUT_MISSING, GR_OUT_GPU_NOT_RUN,
+                                               GR_OUT_ERROR};
+        int counts[7] = {0}, pending = 0;
+        for (int i = 0; i < n; i++) {
+            const gr_lab_result *r = st[i].done ? find_lab(&st[i], lab->name) : NULL;
+            if (!r) {
+                pending++;
+                continue;
+            }
+            if (r->decided)
+                v[k++] = r->score;
+            for (int o = 0; o < 7; o++)
+                counts[o] += strcmp(r->outcome, outcomes[o]) == 0;
+        }
+        fputs("| ", f);
+        md_cell(f, lab->name);
+        fprintf(f, " | %d of %d |", k, n);
+        if (k) {
+            double sum = 0, lo = v[0], hi = v[0];
+            for (int i = 0; i < k; i++) {
+                sum += v[i];
+                lo = fmin(lo, v[i]);
+                hi = fmax(hi, v[i]);
+            }
+            gr_spread sp;
+            gr_spread_of(v, k, &sp);
+            fprintf(f, " %.2f | %.2f | %.2f | %.2f |", sum / k, sp.median, lo, hi);
+        } else {
+            fputs(" - | - | - | - |", f);
+        }
+        int any = 0;
+        for (int o = 0; o < 7; o++)
+            if (counts[o])
+                fprintf(f, "%s %s %d", any++ ? "," : "", outcomes[o], counts[o]);
+        if (pending)
+            fprintf(f, "%s pending %d", any++ ? "," : "", pending);
+        fputs(" |\n", f);
+        free(v);
+    }
+    fputs("\n## Distribution (score as % of the lab's points; decided labs)\n\n| lab |", f);
+    for (int b = 0; b < 10; b++)
+        fprintf(f, " %d-%d%% |", b * 10, b == 9 ? 100 : b * 10 + 9);
+    fputs("\n|---|", f);
+    for (int b = 0; b < 10; b++)
+        fputs("---|", f);
+    fputs("\n", f);
+    for (int l = 0; l < c->nlabs; l++) {
+        const gr_lab_rubric *lab = c->labs[l];
+        double max = lab->points_correct + lab->points_perf;
+        int bins[10] = {0};
+        for (int i = 0; i < n; i++) {
+            const gr_lab_result *r = st[i].done ? find_lab(&st[i], lab->name) : NULL;
+            if (r && r->decided && max > 0) {
+                int b = (int)floor(10.0 * r->score / max);
+                bins[b < 0 ? 0 : b > 9 ? 9 : b]++;
+            }
+        }
+        fputs("| ", f);
+        md_cell(f, lab->name);
+        fputs(" |", f);
+        for (int b = 0; b < 10; b++)
+            fprintf(f, " %d |", bins[b]);
+        fputs("\n", f);
+    }
+    fputs("\n## Students\n\n| student |", f);
+    for (int l = 0; l < c->nlabs; l++) {
+        fputc(' ', f);
+        md_cell(f, c->labs[l]->name);
+        fputs(" |", f);
+    }
+    fputs(" total | status |\n|---|", f);
+    for (int l = 0; l < c->nlabs + 2; l++)
+        fputs("---|", f);
+    fputs("\n", f);
+    for (int i = 0; i < n; i++) {
+        fputs("| ", f);
+        md_cell(f, st[i].name);
+        fputs(" |", f);
+        for (int l = 0; l < c->nlabs; l++) {
+            const gr_lab_result *r = st[i].done ? find_lab(&st[i], c->labs[l]->name) : NULL;
+            if (r && r->decided)
+                fprintf(f, " %.2f (%s) |", r->score, r->outcome);
+            else
+                fprintf(f, " - (%s) |", r ? r->outcome : "pending");
+        }
+        double total, max;
+        int decided;
+        gr_student_total(&st[i], &total, &max, &decided);
+        char *status = gr_student_status(&st[i]);
+        if (decided)
+            fprintf(f, " %.2f / %g | ", total, max);
+        else
+            fprintf(f, " - / %g | ", max);
+        md_cell(f, status);
+        fputs(" |\n", f);
+        free(status);
+    }
+    return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (0 when invalid). */
+static int utf8_len(const unsigned char *s)
+{
+    int n;
+    if (s[0] < 0x80)
+        return 1;
+    if ((s[0] & 0xe0) == 0xc0)
+        n = 2;
+    else if ((s[0] & 0xf0) == 0xe0)
+        n = 3;
+    else if ((s[0] & 0xf8) == 0xf0)
+        n = 4;
+    else
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+void gr_xml_escape(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); p++; continue;
+        case '<': fputs("&lt;", f); p++; continue;
+        case '>': fputs("&gt;", f); p++; continue;
+        case '"': fputs("&quot;", f); p++; continue;
+        case '\'': fputs("&apos;", f); p++; continue;
+        default: break;
+        }
+        if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') {
+            fputc('?', f); /* not allowed in XML 1.0 at all */
+            p++;
+            continue;
+        }
+        int n = utf8_len(p);
+        if (n == 0) {
+            fputc('?', f);
+            p++;
+        } else {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        }
+    }
+}
+
+int gr_write_junit(FILE *f, const gr_report_ctx *c, const gr_student *st, int n)
+{
+    int tests = 0, failures = 0, skipped = 0;
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < st[i].nlabs; l++)
+            for (int k = 0; k < st[i].labs[l].nchecks; k++) {
+                const char *s = st[i].labs[l].checks[k].status;
+                tests++;
+                failures += strcmp(s, GR_FAIL) == 0;
+                skipped += strcmp(s, GR_NOT_RUN) == 0;
+            }
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"labkit-grade\" "
+               "tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", tests, failures, skipped);
+    for (int i = 0; i < n; i++) {
+        for (int l = 0; l < st[i].nlabs; l++) {
+            const gr_lab_result *r = &st[i].labs[l];
+            int t = r->nchecks, fl = 0, sk = 0;
+            for (int k = 0; k < t; k++) {
+                fl += strcmp(r->checks[k].status, GR_FAIL) == 0;
+                sk += strcmp(r->checks[k].status, GR_NOT_RUN) == 0;
+            }
+            fputs("  <testsuite name=\"", f);
+            gr_xml_escape(f, st[i].name);
+            fputc('/', f);
+            gr_xml_escape(f, r->lab);
+            fprintf(f, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" timestamp=\"", t, fl, sk);
+            gr_xml_escape(f, r->graded_at);
+            fputs("\">\n    <properties><property name=\"score\" value=\"", f);
+            if (r->decided)
+                fprintf(f, "%.2f", r->score);
+            fprintf(f, "\"/><property name=\"max\" value=\"%g\"/><property name=\"outcome\" "
+                       "value=\"", r->max);
+            gr_xml_escape(f, r->outcome);
+            fputs("\"/><property name=\"gpu\" value=\"", f);
+            gr_xml_escape(f, c->env->gpu_ok ? c->env->gpu : c->env->gpu_reason);
+            fputs("\"/></properties>\n", f);
+            for (int k = 0; k < t; k++) {
+                const gr_check *ck = &r->checks[k];
+                fputs("    <testcase classname=\"", f);
+                gr_xml_escape(f, st[i].name);
+                fputc('.', f);
+                gr_xml_escape(f, r->lab);
+                fputc('.', f);
+                gr_xml_escape(f, ck->stage);
+                fputs("\" name=\"", f);
+                gr_xml_escape(f, ck->name);
+                fprintf(f, "\" time=\"%.3f\"", ck->seconds);
+                if (strcmp(ck->status, GR_FAIL) == 0) {
+                    fputs(">\n      <failure message=\"", f);
+                    gr_xml_escape(f, ck->reason);
+                    fputs("\">", f);
+                    gr_xml_escape(f, ck->detail ? ck->detail : ck->reason);
+                    fputs("</failure>\n    </testcase>\n", f);
+                } else if (strcmp(ck->status, GR_NOT_RUN) == 0) {
+                    fputs(">\n      <skipped message=\"", f);
+                    gr_xml_escape(f, ck->reason);
+                    fputs("\"/>\n    </testcase>\n", f);
+                } else {
+                    fputs(">\n      <system-out>", f);
+                    gr_xml_escape(f, ck->reason);
+                    fputs("</system-out>\n    </testcase>\n", f);
+                }
+            }
+            fputs("  </testsuite>\n", f);
+        }
+    }
+    fputs("</testsuites>\n", f);
+    return 0;
+}
+
+static void gs_test(FILE *f, int *first, const char *name, double score, double max,
+                    int passed, const char *output)
+{
+    fputs(*first ? "" : ",", f);
+    *first = 0;
+    fputs("{\"name\":", f);
+    lk_json_string(f, name);
+    fputs(",\"score\":", f);
+    lk_json_number(f, score);
+    fputs(",\"max_score\":", f);
+    lk_json_number(f, max);
+    fprintf(f, ",\"status\":\"%s\",\"output\":", passed ? "passed" : "failed");
+    lk_json_string(f, output);
+    fputs("}", f);
+}
+
+int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
+{
+    double total, max;
+    int decided;
+    gr_student_total(st, &total, &max, &decided);
+    fputs("{\"score\":", f);
+    lk_json_number(f, total);
+    fputs(",\"output\":", f);
+    char *status = gr_student_status(st);
+    char *out = gr_strf("%s%s%s", status, c->gpu_note ? "; GPU stages not run: " : "",
+                        c->gpu_note ? c->gpu_note : "");
+    lk_json_string(f, out);
+    free(out);
+    free(status);
+    fputs(",\"tests\":[", f);
+    int first = 1;
+    for (int i = 0; i < st->nlabs; i++) {
+        const gr_lab_result *r = &st->labs[i];
+        const gr_lab_rubric *lab = NULL;
+        for (int l = 0; l < c->nlabs; l++)
+            if (strcmp(c->labs[l]->name, r->lab) == 0)
+                lab = c->labs[l];
+        double cmax = lab ? lab->points_correct : r->max, pmax = lab ? lab->points_perf : 0;
+        gr_buf details = {0};
+        gr_buf_printf(&details, "%s: %s\n", r->outcome, r->summary);
+        for (int k = 0; k < r->nchecks; k++)
+            if (strcmp(r->checks[k].stage, "performance") != 0)
+                gr_buf_printf(&details, "[%s] %s: %s\n", r->checks[k].status, r->checks[k].name,
+                              r->checks[k].reason);
+        char *name = gr_strf("%s: correctness", r->lab);
+        gs_test(f, &first, name, r->correctness, cmax, r->decided && r->correctness >= cmax,
+                gr_buf_str(&details));
+        free(name);
+        gr_buf_free(&details);
+        for (int k = 0; k < r->nchecks; k++)
+            if (strcmp(r->checks[k].stage, "performance") == 0)
+                gr_buf_printf(&details, "[%s] %s: %s\n", r->checks[k].status, r->checks[k].name,
+                              r->checks[k].reason);
+        name = gr_strf("%s: performance", r->lab);
+        gs_test(f, &first, name, r->performance, pmax, r->decided && r->performance >= pmax,
+                gr_buf_str(&details));
+        free(name);
+        gr_buf_free(&details);
+    }
+    fputs("],\"extra_data\":{\"environment\":", f);
+    json_env(f, c);
+    fputs("}}\n", f);
+    return 0;
+}

@@ -1,0 +1,301 @@
+#include "result.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/json.h"
+#include "util.h"
+
+static char *dup_or_null(const char *s)
+{
+    return s ? gr_xstrdup(s) : NULL;
+}
+
+void gr_lab_init(gr_lab_result *r, const char *lab, double max)
+{
+    memset(r, 0, sizeof *r);
+    r->lab = gr_xstrdup(lab);
+    r->outcome = gr_xstrdup(GR_OUT_ERROR);
+    r->summary = gr_xstrdup("not graded");
+    r->max = max;
+    r->key = gr_xstrdup("");
+    r->files_md5 = gr_xstrdup("");
+    r->seed = gr_xstrdup("");
+    char now[32];
+    gr_utc_now(now, sizeof now);
+    r->graded_at = gr_xstrdup(now);
+}
+
+void gr_lab_free(gr_lab_result *r)
+{
+    for (int i = 0; i < r->nchecks; i++) {
+        gr_check *c = &r->checks[i];
+        free(c->stage);
+        free(c->name);
+        free(c->status);
+        free(c->reason);
+        free(c->detail);
+    }
+    free(r->checks);
+    free(r->lab);
+    free(r->outcome);
+    free(r->summary);
+    free(r->key);
+    free(r->files_md5);
+    free(r->graded_at);
+    free(r->seed);
+    free(r->perf.dataset);
+    free(r->perf.student_ms);
+    free(r->perf.solution_ms);
+    memset(r, 0, sizeof *r);
+}
+
+gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, const char *status,
+                     const char *reason, const char *detail)
+{
+    r->checks = gr_xrealloc(r->checks, (r->nchecks + 1) * sizeof *r->checks);
+    gr_check *c = &r->checks[r->nchecks++];
+    c->stage = gr_xstrdup(stage);
+    c->name = gr_xstrdup(name);
+    c->status = gr_xstrdup(status);
+    c->reason = gr_xstrdup(reason ? reason : "");
+    c->detail = detail && *detail ? gr_xstrdup(detail) : NULL;
+    c->seconds = 0;
+    return c;
+}
+
+void gr_lab_outcome(gr_lab_result *r, const char *outcome, const char *fmt, ...)
+{
+    free(r->outcome);
+    r->outcome = gr_xstrdup(outcome);
+    gr_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    gr_buf_puts(&b, line);
+    free(r->summary);
+    r->summary = gr_buf_take(&b);
+}
+
+void gr_student_total(const gr_student *s, double *score, double *max, int *decided)
+{
+    *score = 0;
+    *max = 0;
+    *decided = s->done;
+    for (int i = 0; i < s->nlabs; i++) {
+        *max += s->labs[i].max;
+        if (s->labs[i].decided)
+            *score += s->labs[i].score;
+        else
+            *decided = 0;
+    }
+}
+
+static void key_string(FILE *f, const char *key, const char *value, int comma)
+{
+    if (comma)
+        fputc(',', f);
+    lk_json_string(f, key);
+    fputc(':', f);
+    lk_json_string(f, value);
+}
+
+static void key_number(FILE *f, const char *key, double value)
+{
+    fputc(',', f);
+    lk_json_string(f, key);
+    fputc(':', f);
+    lk_json_number(f, value);
+}
+
+static void write_spread(FILE *f, const char *key, const gr_spread *s)
+{
+    fputc(',', f);
+    lk_json_string(f, key);
+    fputs(":{\"median\":", f);
+    lk_json_number(f, s->median);
+    fputs(",\"lo\":", f);
+    lk_json_number(f, s->lo);
+    fputs(",\"hi\":", f);
+    lk_json_number(f, s->hi);
+    fprintf(f, ",\"n\":%d}", s->n);
+}
+
+static void write_array(FILE *f, const char *key, const double *v, int n)
+{
+    fputc(',', f);
+    lk_json_string(f, key);
+    fputs(":[", f);
+    for (int i = 0; v && i < n; i++) {
+        if (i)
+            fputc(',', f);
+        lk_json_number(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+void gr_lab_write_json(FILE *f, const gr_lab_result *r)
+{
+    fputc('{', f);
+    key_string(f, "lab", r->lab, 0);
+    key_string(f, "outcome", r->outcome, 1);
+    key_string(f, "summary", r->summary, 1);
+    fprintf(f, ",\"decided\":%s", r->decided ? "true" : "false");
+    key_number(f, "score", r->score);
+    key_number(f, "max", r->max);
+    key_number(f, "correctness", r->correctness);
+    key_number(f, "performance", r->performance);
+    key_string(f, "key", r->key, 1);
+    key_string(f, "files_md5", r->files_md5, 1);
+    key_string(f, "graded_at", r->graded_at, 1);
+    key_string(f, "seed", r->seed, 1);
+    fputs(",\"checks\":[", f);
+    for (int i = 0; i < r->nchecks; i++) {
+        const gr_check *c = &r->checks[i];
+        fputs(i ? ",{" : "{", f);
+        key_string(f, "stage", c->stage, 0);
+        key_string(f, "name", c->name, 1);
+        key_string(f, "status", c->status, 1);
+        key_string(f, "reason", c->reason, 1);
+        key_string(f, "detail", c->detail, 1);
+        key_number(f, "seconds", c->seconds);
+        fputc('}', f);
+    }
+    fputc(']', f);
+    const gr_perf *p = &r->perf;
+    fprintf(f, ",\"performance_measurement\":{\"measured\":%s", p->measured ? "true" : "false");
+    if (p->measured) {
+        key_string(f, "dataset", p->dataset, 1);
+        fprintf(f, ",\"steps\":%d,\"rounds\":%d", p->steps, p->rounds);
+        write_array(f, "student_ms", p->student_ms, p->rounds);
+        write_array(f, "solution_ms", p->solution_ms, p->have_solution ? p->rounds : 0);
+        key_number(f, "serial_ms", p->serial_ms);
+        fprintf(f, ",\"serial_steps\":%d,\"serial_extrapolated\":%s,\"have_solution\":%s",
+                p->serial_steps, p->extrapolated ? "true" : "false",
+                p->have_solution ? "true" : "false");
+        write_spread(f, "ratio_to_solution", &p->score.ratio);
+        write_spread(f, "speedup_vs_serial", &p->score.speedup);
+        key_number(f, "points", p->score.points);
+        fprintf(f, ",\"inconclusive\":%s", p->score.inconclusive ? "true" : "false");
+        key_string(f, "reason", p->score.reason, 1);
+    }
+    fputs("}}", f);
+}
+
+static char *take_str(const gr_json *j, const char *key, const char *dflt)
+{
+    const char *s = gr_json_str(j, key);
+    return gr_xstrdup(s ? s : dflt);
+}
+
+static int is_true(const gr_json *j, const char *key)
+{
+    const gr_json *v = gr_json_get(j, key);
+    return v && v->kind == GR_JSON_BOOL && v->number != 0;
+}
+
+static double *read_array(const gr_json *j, const char *key, int n)
+{
+    const gr_json *a = gr_json_get(j, key);
+    if (!a || a->kind != GR_JSON_ARRAY || gr_json_count(a) != n || n == 0)
+        return NULL;
+    double *v = gr_xcalloc(n, sizeof *v);
+    int i = 0;
+    for (const gr_json *c = a->child; c; c = c->next)
+        v[i++] = c->kind == GR_JSON_NUMBER ? c->number : 0.0;
+    return v;
+}
+
+static void read_spread(const gr_json *j, const char *key, gr_spread *s)
+{
+    const gr_json *o = gr_json_get(j, key);
+    s->median = gr_json_num(o, "median", 0);
+    s->lo = gr_json_num(o, "lo", 0);
+    s->hi = gr_json_num(o, "hi", 0);
+    s->n = (int)gr_json_num(o, "n", 0);
+}
+
+int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!j || j->kind != GR_JSON_OBJECT || !gr_json_str(j, "lab") || !gr_json_str(j, "outcome"))
+        return lk_fail(err, "not a lab result: no lab or outcome");
+    const gr_json *checks = gr_json_get(j, "checks");
+    if (!checks || checks->kind != GR_JSON_ARRAY)
+        return lk_fail(err, "lab result without a checks array");
+    r->lab = take_str(j, "lab", "");
+    r->outcome = take_str(j, "outcome", GR_OUT_ERROR);
+    r->summary = take_str(j, "summary", "");
+    r->decided = is_true(j, "decided");
+    r->score = gr_json_num(j, "score", 0);
+    r->max = gr_json_num(j, "max", 0);
+    r->correctness = gr_json_num(j, "correctness", 0);
+    r->performance = gr_json_num(j, "performance", 0);
+    r->key = take_str(j, "key", "");
+    r->files_md5 = take_str(j, "files_md5", "");
+    r->graded_at = take_str(j, "graded_at", "");
+    r->seed = take_str(j, "seed", "");
+    for (const gr_json *c = checks->child; c; c = c->next) {
+        gr_check *k = gr_lab_add(r, gr_json_str(c, "stage") ? gr_json_str(c, "stage") : "",
+                                 gr_json_str(c, "name") ? gr_json_str(c, "name") : "",
+                                 gr_json_str(c, "status") ? gr_json_str(c, "status") : GR_FAIL,
+                                 gr_json_str(c, "reason"), gr_json_str(c, "detail"));
+        k->seconds = gr_json_num(c, "seconds", 0);
+    }
+    const gr_json *p = gr_json_get(j, "performance_measurement");
+    gr_perf *perf = &r->perf;
+    perf->measured = is_true(p, "measured");
+    if (perf->measured) {
+        perf->dataset = dup_or_null(gr_json_str(p, "dataset"));
+        perf->steps = (int)gr_json_num(p, "steps", 0);
+        perf->rounds = (int)gr_json_num(p, "rounds", 0);
+        perf->have_solution = is_true(p, "have_solution");
+        perf->student_ms = read_array(p, "student_ms", perf->rounds);
+        perf->solution_ms = perf->have_solution ? read_array(p, "solution_ms", perf->rounds) : NULL;
+        perf->serial_ms = gr_json_num(p, "serial_ms", 0);
+        perf->serial_steps = (int)gr_json_num(p, "serial_steps", 0);
+        perf->extrapolated = is_true(p, "serial_extrapolated");
+        read_spread(p, "ratio_to_solution", &perf->score.ratio);
+        read_spread(p, "speedup_vs_serial", &perf->score.speedup);
+        perf->score.points = gr_json_num(p, "points", 0);
+        perf->score.inconclusive = is_true(p, "inconclusive");
+        snprintf(perf->score.reason, sizeof perf->score.reason, "%s",
+                 gr_json_str(p, "reason") ? gr_json_str(p, "reason") : "");
+        if (!perf->student_ms || (perf->have_solution && !perf->solution_ms)) {
+            gr_lab_free(r);
+            return lk_fail(err, "lab result: performance rounds do not match their count");
+        }
+    }
+    return 0;
+}
+
+int gr_lab_load(const char *path, gr_lab_result *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    char *text = gr_read_file(path, 64 << 20, NULL, err);
+    if (!text)
+        return -1;
+    gr_json *j = gr_json_parse(text, path, err);
+    free(text);
+    if (!j)
+        return -1;
+    int rc = gr_lab_from_json(j, r, err);
+    gr_json_free(j);
+    return rc;
+}
+
+static int write_lab(FILE *f, void *ctx, lk_error *err)
+{
+    (void)err;
+    gr_lab_write_json(f, ctx);
+    fputc('\n', f);
+    return 0;
+}
+
+int gr_lab_save(const char *path, const gr_lab_result *r, lk_error *err)
+{
+    return gr_write_atomic(path, write_lab, (void *)r, err);
+}

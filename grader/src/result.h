@@ -1,0 +1,108 @@
+/**
+ * @file result.h
+ * @brief What grading found: checks, per-lab results, per-student results; saved as JSON
+ * so that a later run can reuse unchanged results.
+ */
+#ifndef GRADER_RESULT_H
+#define GRADER_RESULT_H
+
+#include <stdio.h>
+
+#include "jsonr.h"
+#include "labkit/error.h"
+#include "score.h"
+
+/** Check statuses. */
+#define GR_PASS "pass"
+#define GR_FAIL "fail"
+#define GR_NOT_RUN "not-run"
+#define GR_INCONCLUSIVE "inconclusive"
+
+/** Lab outcomes (gr_lab_result.outcome). */
+#define GR_OUT_MISSING "missing"          /**< A student file was not found. */
+#define GR_OUT_REJECTED "rejected"        /**< Failed an integrity check (includes, symbols). */
+#define GR_OUT_BUILD_FAILED "build-failed" /**< Did not compile or link. */
+#define GR_OUT_GPU_NOT_RUN "gpu-not-run"  /**< Built and checked; no GPU to run it on. */
+#define GR_OUT_INCORRECT "incorrect"      /**< Ran; a dataset failed. */
+#define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured. */
+#define GR_OUT_ERROR "grader-error"       /**< The grader could not grade it (not the student's fault). */
+
+/** One check: a named step with its verdict and why. */
+typedef struct gr_check {
+    char *stage;   /**< files, includes, build, symbols, correctness, performance. */
+    char *name;    /**< What was checked, e.g. "hidden plane:53x37:42 (200 steps)". */
+    char *status;  /**< GR_PASS, GR_FAIL, GR_NOT_RUN or GR_INCONCLUSIVE. */
+    char *reason;  /**< One line. */
+    char *detail;  /**< Several lines (compiler errors, first differing cells), or NULL. */
+    double seconds; /**< Wall time it took (0 when not timed). */
+} gr_check;
+
+/** Performance measurement of one lab. */
+typedef struct gr_perf {
+    int measured;        /**< 1 when the rounds ran and gave numbers. */
+    char *dataset;       /**< Driver dataset argument, e.g. "sciddicat-large". */
+    int steps;           /**< Steps of each run. */
+    int rounds;          /**< A/B rounds run. */
+    double *student_ms;  /**< Median GPU time of the student's driver in each round. */
+    double *solution_ms; /**< Same for the solution, same rounds. */
+    double serial_ms;    /**< Serial reference time for @ref steps steps. */
+    int serial_steps;    /**< Steps actually timed on the CPU. */
+    int extrapolated;    /**< 1 when serial_ms was scaled up from serial_steps. */
+    gr_perf_score score; /**< Ratios, spreads, points, verdict. */
+    int have_solution;   /**< 0 when the kit has no solution to compare with. */
+} gr_perf;
+
+/** Result of one lab of one student. */
+typedef struct gr_lab_result {
+    char *lab;             /**< Lab name. */
+    char *outcome;         /**< One of GR_OUT_*. */
+    char *summary;         /**< One line for people. */
+    int decided;           /**< 1 when the score is final (0: GPU stages not run). */
+    double score;          /**< Points (meaningful when decided). */
+    double max;            /**< Points possible. */
+    double correctness;    /**< Correctness points obtained. */
+    double performance;    /**< Performance points obtained. */
+    char *key;             /**< Reuse key: student files, kit version, GPU. */
+    char *files_md5;       /**< md5 of the student files. */
+    char *graded_at;       /**< UTC date of grading. */
+    char *seed;            /**< Hidden-dataset seed used ("" when none ran). */
+    int reused;            /**< Taken from an earlier run (not saved). */
+    gr_check *checks;      /**< Checks in order. */
+    int nchecks;           /**< Their number. */
+    gr_perf perf;          /**< Performance measurement. */
+} gr_lab_result;
+
+/** Result of one student. */
+typedef struct gr_student {
+    char *name;           /**< Folder name in the submissions (as given). */
+    char *dir;            /**< Safe folder name for the reports. */
+    char *root;           /**< Absolute path of the submission. */
+    gr_lab_result *labs;  /**< One per graded lab, in rubric order. */
+    int nlabs;            /**< Their number. */
+    int done;             /**< 1 once every lab has a result. */
+} gr_student;
+
+/** Start a lab result. */
+void gr_lab_init(gr_lab_result *r, const char *lab, double max);
+/** Free a lab result's contents. */
+void gr_lab_free(gr_lab_result *r);
+/** Append a check; @p detail may be NULL. Returns the check. */
+gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, const char *status,
+                     const char *reason, const char *detail);
+/** Set the outcome and the summary line (printf-style). */
+void gr_lab_outcome(gr_lab_result *r, const char *outcome, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Total score of a student over decided labs, the maximum, and whether all are decided. */
+void gr_student_total(const gr_student *s, double *score, double *max, int *decided);
+
+/** Write a lab result as one JSON object. */
+void gr_lab_write_json(FILE *f, const gr_lab_result *r);
+/** Read a lab result written by gr_lab_write_json(). */
+int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err);
+/** Read a saved lab result file. */
+int gr_lab_load(const char *path, gr_lab_result *r, lk_error *err);
+/** Save a lab result file atomically. */
+int gr_lab_save(const char *path, const gr_lab_result *r, lk_error *err);
+
+#endif

@@ -1,0 +1,531 @@
+#include "rubric.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_TOKENS 16
+
+/* Keys seen in the current block, for "missing" and "given twice" messages. */
+enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
+       K_CURVE, K_SPEEDUP, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_COUNT };
+
+static const char *const key_names[K_COUNT] = {
+    "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
+    "credit", "curve", "min-speedup", "rounds", "repeat", "time-limit", "forbid-symbol"};
+
+/* Keys that may appear on several lines (their values accumulate). */
+static int repeatable(int k)
+{
+    return k == K_FILE || k == K_ENTRY || k == K_PUBLIC || k == K_HIDDEN || k == K_FORBID;
+}
+
+/* How to write each key, for messages. */
+static const char *const key_usage[K_COUNT] = {
+    "driver PROGRAM (e.g. driver lab01)",
+    "student-file NAME MAKEVAR (e.g. student-file kernels.cu KERNELS)",
+    "entry FUNCTION... (e.g. entry lab01_gpu_run)",
+    "policy hash course-text | policy hash binary | policy tolerance REL (e.g. 1e-12)",
+    "public DATASET [STEPS] (a datasets/MANIFEST name, or KIND:ROWSxCOLS:SEED)",
+    "hidden KIND:ROWSxCOLS STEPS (e.g. hidden plane:53x37 200)",
+    "performance DATASET STEPS serial-steps N (e.g. performance sciddicat-large 200 serial-steps 5)",
+    "points correctness N performance N (e.g. points correctness 70 performance 30)",
+    "credit all | credit proportional",
+    "curve full F zero Z (fractions of the solution's speed, e.g. curve full 0.8 zero 0.3)",
+    "min-speedup X (e.g. min-speedup 5)",
+    "rounds N [extra M] (e.g. rounds 3 extra 4)",
+    "repeat N (e.g. repeat 5)",
+    "time-limit [build S] [run S] [performance S] (seconds)",
+    "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)"};
+
+typedef struct ctx {
+    const char *path;
+    int line;
+    lk_error *err;
+} ctx;
+
+static int bad(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(ctx *c, const char *fmt, ...)
+{
+    char msg[LK_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return lk_fail(c->err, "%s:%d: %s", c->path, c->line, msg);
+}
+
+static int parse_num(ctx *c, const char *key, const char *s, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return bad(c, "%s: '%s' is not a number: write a plain number such as 0.8 or 30", key, s);
+    if (v < min || v > max)
+        return bad(c, "%s: %s is out of range: give a value from %g to %g", key, s, min, max);
+    *out = v;
+    return 0;
+}
+
+static int parse_count(ctx *c, const char *key, const char *s, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || !isdigit((unsigned char)s[0]))
+        return bad(c, "%s: '%s' is not a whole number: write e.g. 3", key, s);
+    if (v < min || v > max)
+        return bad(c, "%s: %s is out of range: give a whole number from %ld to %ld", key, s,
+                   min, max);
+    *out = (int)v;
+    return 0;
+}
+
+static int copy_name(ctx *c, const char *key, const char *s, char *out, size_t size)
+{
+    if (strlen(s) >= size)
+        return bad(c, "%s: '%.40s...' is too long: at most %zu characters", key, s, size - 1);
+    strcpy(out, s);
+    return 0;
+}
+
+static int is_word(const char *s, const char *extra)
+{
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr(extra, *p))
+            return 0;
+    return 1;
+}
+
+/* KIND:ROWSxCOLS with an optional :SEED; the seed presence must equal @p with_seed. */
+static int check_spec(ctx *c, const char *key, const char *s, int with_seed)
+{
+    char kind[32];
+    unsigned long rows, cols;
+    unsigned long long seed;
+    int n = 0, m = 0;
+    int ok = sscanf(s, "%31[a-z]:%lux%lu%n:%llu%n", kind, &rows, &cols, &n, &seed, &m);
+    int has_seed = ok == 4 && m > 0 && s[m] == '\0';
+    int no_seed = ok == 3 && n > 0 && s[n] == '\0';
+    if (with_seed && no_seed)
+        return bad(c, "%s: '%s' has no seed: write KIND:ROWSxCOLS:SEED (e.g. valley:97x131:7)",
+                   key, s);
+    if (!with_seed && has_seed)
+        return bad(c, "%s: '%s' has a seed, but hidden datasets get theirs at grading time: "
+                      "write KIND:ROWSxCOLS (e.g. plane:53x37)", key, s);
+    if (!(with_seed ? has_seed : no_seed))
+        return bad(c, "%s: '%s' is not a generator spec: write %s", key, s,
+                   with_seed ? "KIND:ROWSxCOLS:SEED (e.g. valley:97x131:7)"
+                             : "KIND:ROWSxCOLS (e.g. plane:53x37)");
+    if (rows < 1 || cols < 1 || rows > 1000000 || cols > 1000000)
+        return bad(c, "%s: '%s': rows and columns must be from 1 to 1000000", key, s);
+    return 0;
+}
+
+static int dataset_name(ctx *c, const char *key, const char *s, int hidden, gr_dataset *d)
+{
+    memset(d, 0, sizeof *d);
+    d->hidden = hidden;
+    d->line = c->line;
+    d->steps = -1;
+    d->generated = strchr(s, ':') != NULL;
+    if (hidden || d->generated) {
+        if (check_spec(c, key, s, !hidden) != 0)
+            return -1;
+    } else if (!is_word(s, "-_.")) {
+        return bad(c, "%s: '%s' is not a dataset name: use a name of datasets/MANIFEST or "
+                      "KIND:ROWSxCOLS:SEED", key, s);
+    }
+    return copy_name(c, key, s, d->name, sizeof d->name);
+}
+
+static int expect_args(ctx *c, int k, int ntok, int min, int max)
+{
+    int nargs = ntok - 1;
+    if (nargs < min || nargs > max)
+        return bad(c, "%s: %s: write %s", key_names[k],
+                   nargs < min ? "missing value" : "too many values", key_usage[k]);
+    return 0;
+}
+
+/* Parse "word value word value ..." pairs given by @p words; @p seen marks which came. */
+static int parse_pairs(ctx *c, int k, char **tok, int ntok, const char *const *words,
+                       int nwords, double *values, int *seen, double min, double max)
+{
+    if (ntok < 3 || (ntok - 1) % 2 != 0)
+        return bad(c, "%s: write %s", key_names[k], key_usage[k]);
+    for (int i = 1; i + 1 < ntok; i += 2) {
+        int w;
+        for (w = 0; w < nwords && strcmp(tok[i], words[w]) != 0; w++)
+            ;
+        if (w == nwords)
+            return bad(c, "%s: unknown word '%s': write %s", key_names[k], tok[i], key_usage[k]);
+        if (seen[w])
+            return bad(c, "%s: '%s' given twice", key_names[k], words[w]);
+        seen[w] = 1;
+        char what[96];
+        snprintf(what, sizeof what, "%s %s", key_names[k], words[w]);
+        if (parse_num(c, what, tok[i + 1], min, max, &values[w]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void lab_defaults(gr_lab_rubric *lab)
+{
+    lab->credit_all = 1;
+    lab->rounds = 3;
+    lab->extra_rounds = 4;
+    lab->repeat = 5;
+    lab->limit_build = 600;
+    lab->limit_run = 60;
+    lab->limit_perf = 300;
+}
+
+static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    switch (k) {
+    case K_DRIVER:
+        if (expect_args(c, k, ntok, 1, 1) != 0)
+            return -1;
+        if (!is_word(tok[1], "-_."))
+            return bad(c, "driver: '%s' is not a program name: write %s", tok[1], key_usage[k]);
+        return copy_name(c, "driver", tok[1], lab->driver, sizeof lab->driver);
+    case K_FILE: {
+        if (expect_args(c, k, ntok, 2, 2) != 0)
+            return -1;
+        if (lab->nfiles == GR_MAX_FILES)
+            return bad(c, "student-file: more than %d student files in one lab", GR_MAX_FILES);
+        if (!is_word(tok[1], "-_.") || tok[1][0] == '.')
+            return bad(c, "student-file: '%s' is not a plain file name (no folders, no leading "
+                          "dot): write %s", tok[1], key_usage[k]);
+        if (!is_word(tok[2], "_") || !isupper((unsigned char)tok[2][0]))
+            return bad(c, "student-file: '%s' is not a make variable name (capitals, digits, "
+                          "'_'): write %s", tok[2], key_usage[k]);
+        for (int i = 0; i < lab->nfiles; i++)
+            if (strcmp(lab->files[i].name, tok[1]) == 0)
+                return bad(c, "student-file: '%s' is listed twice", tok[1]);
+        gr_student_file *f = &lab->files[lab->nfiles];
+        if (copy_name(c, "student-file", tok[1], f->name, sizeof f->name) != 0 ||
+            copy_name(c, "student-file", tok[2], f->var, sizeof f->var) != 0)
+            return -1;
+        lab->nfiles++;
+        return 0;
+    }
+    case K_ENTRY:
+        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+            return -1;
+        for (int i = 1; i < ntok; i++) {
+            if (lab->nentries == GR_MAX_FILES)
+                return bad(c, "entry: more than %d entry points", GR_MAX_FILES);
+            if (!is_word(tok[i], "_") || isdigit((unsigned char)tok[i][0]))
+                return bad(c, "entry: '%s' is not a C function name", tok[i]);
+            if (copy_name(c, "entry", tok[i], lab->entries[lab->nentries], GR_NAME_MAX) != 0)
+                return -1;
+            lab->nentries++;
+        }
+        return 0;
+    case K_POLICY:
+        if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "course-text") == 0)
+            lab->policy = GR_POLICY_HASH_COURSE_TEXT;
+        else if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "binary") == 0)
+            lab->policy = GR_POLICY_HASH_BINARY;
+        else if (ntok == 3 && strcmp(tok[1], "tolerance") == 0) {
+            lab->policy = GR_POLICY_TOLERANCE;
+            if (parse_num(c, "policy tolerance", tok[2], 0, 1, &lab->tolerance) != 0)
+                return -1;
+            if (lab->tolerance <= 0)
+                return bad(c, "policy tolerance: the bound must be above 0 (use `policy hash "
+                              "binary` for exact results)");
+        } else
+            return bad(c, "policy: write %s", key_usage[k]);
+        return 0;
+    case K_PUBLIC:
+    case K_HIDDEN: {
+        int hidden = k == K_HIDDEN;
+        if (expect_args(c, k, ntok, hidden ? 2 : 1, 2) != 0)
+            return -1;
+        gr_dataset d;
+        if (dataset_name(c, key_names[k], tok[1], hidden, &d) != 0)
+            return -1;
+        if (ntok == 3 && parse_count(c, key_names[k], tok[2], 0, 100000000, &d.steps) != 0)
+            return -1;
+        if (!hidden && d.generated && d.steps < 0)
+            return bad(c, "public: '%s' is generated, so it has no default steps: write "
+                          "public %s STEPS", tok[1], tok[1]);
+        for (int i = 0; i < lab->ndatasets; i++)
+            if (strcmp(lab->datasets[i].name, d.name) == 0 && lab->datasets[i].steps == d.steps &&
+                lab->datasets[i].hidden == d.hidden)
+                return bad(c, "%s: '%s' is already listed (line %d)", key_names[k], d.name,
+                           lab->datasets[i].line);
+        lab->datasets = gr_xrealloc(lab->datasets, (lab->ndatasets + 1) * sizeof d);
+        lab->datasets[lab->ndatasets++] = d;
+        return 0;
+    }
+    case K_PERF:
+        if (ntok != 5 || strcmp(tok[3], "serial-steps") != 0)
+            return bad(c, "performance: write %s", key_usage[k]);
+        if (dataset_name(c, "performance", tok[1], 0, &lab->perf) != 0 ||
+            parse_count(c, "performance", tok[2], 1, 100000000, &lab->perf.steps) != 0 ||
+            parse_count(c, "performance serial-steps", tok[4], 1, 100000000,
+                        &lab->serial_steps) != 0)
+            return -1;
+        return 0;
+    case K_POINTS: {
+        static const char *const words[] = {"correctness", "performance"};
+        double v[2] = {0, 0};
+        int seen[2] = {0, 0};
+        if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 1e6) != 0)
+            return -1;
+        if (!seen[0] || !seen[1])
+            return bad(c, "points: give both: write %s", key_usage[k]);
+        if (v[0] + v[1] <= 0)
+            return bad(c, "points: the lab is worth 0 points: give correctness or performance "
+                          "points above 0");
+        lab->points_correct = v[0];
+        lab->points_perf = v[1];
+        return 0;
+    }
+    case K_CREDIT:
+        if (expect_args(c, k, ntok, 1, 1) != 0)
+            return -1;
+        if (strcmp(tok[1], "all") == 0)
+            lab->credit_all = 1;
+        else if (strcmp(tok[1], "proportional") == 0)
+            lab->credit_all = 0;
+        else
+            return bad(c, "credit: '%s' is not a credit rule: write %s", tok[1], key_usage[k]);
+        return 0;
+    case K_CURVE: {
+        static const char *const words[] = {"full", "zero"};
+        double v[2] = {0, 0};
+        int seen[2] = {0, 0};
+        if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 100) != 0)
+            return -1;
+        if (!seen[0] || !seen[1])
+            return bad(c, "curve: give both points: write %s", key_usage[k]);
+        if (v[0] <= v[1])
+            return bad(c, "curve: full %g is not above zero %g: full credit must need more "
+                          "speed than zero credit (e.g. curve full 0.8 zero 0.3)", v[0], v[1]);
+        lab->curve_full = v[0];
+        lab->curve_zero = v[1];
+        return 0;
+    }
+    case K_SPEEDUP:
+        if (expect_args(c, k, ntok, 1, 1) != 0)
+            return -1;
+        return parse_num(c, "min-speedup", tok[1], 0, 1e9, &lab->min_speedup);
+    case K_ROUNDS:
+        if (ntok == 2)
+            lab->extra_rounds = 0;
+        else if (ntok != 4 || strcmp(tok[2], "extra") != 0)
+            return bad(c, "rounds: write %s", key_usage[k]);
+        if (parse_count(c, "rounds", tok[1], 1, 100, &lab->rounds) != 0 ||
+            (ntok == 4 && parse_count(c, "rounds extra", tok[3], 0, 100, &lab->extra_rounds) != 0))
+            return -1;
+        return 0;
+    case K_REPEAT:
+        if (expect_args(c, k, ntok, 1, 1) != 0)
+            return -1;
+        return parse_count(c, "repeat", tok[1], 1, 1000, &lab->repeat);
+    case K_LIMIT: {
+        static const char *const words[] = {"build", "run", "performance"};
+        double v[3] = {lab->limit_build, lab->limit_run, lab->limit_perf};
+        int seen[3] = {0, 0, 0};
+        if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 1, 86400) != 0)
+            return -1;
+        lab->limit_build = v[0];
+        lab->limit_run = v[1];
+        lab->limit_perf = v[2];
+        return 0;
+    }
+    case K_FORBID:
+        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+            return -1;
+        for (int i = 1; i < ntok; i++) {
+            size_t n = strlen(tok[i]);
+            int star = n > 1 && tok[i][n - 1] == '*';
+            char stem[GR_NAME_MAX];
+            snprintf(stem, sizeof stem, "%.*s", (int)(star ? n - 1 : n), tok[i]);
+            if (!is_word(stem, "_.$"))
+                return bad(c, "forbid-symbol: '%s' is not a symbol name or PREFIX*", tok[i]);
+            if (lab->nforbid == (int)(sizeof lab->forbid / sizeof lab->forbid[0]))
+                return bad(c, "forbid-symbol: more than %zu patterns in one lab",
+                           sizeof lab->forbid / sizeof lab->forbid[0]);
+            if (copy_name(c, "forbid-symbol", tok[i], lab->forbid[lab->nforbid], GR_NAME_MAX) != 0)
+                return -1;
+            lab->nforbid++;
+        }
+        return 0;
+    }
+    return bad(c, "internal error: key %d has no parser", k);
+}
+
+static int finish_lab(ctx *c, gr_lab_rubric *lab, const int *seen)
+{
+    static const int required[] = {K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_PERF,
+                                   K_POINTS, K_CURVE, K_SPEEDUP};
+    c->line = lab->line;
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!seen[required[i]])
+            return bad(c, "lab %s: no '%s' line: add one, e.g. %s", lab->name,
+                       key_names[required[i]], key_usage[required[i]]);
+    /* Public datasets first, then hidden ones: reports list them in that order. */
+    gr_dataset *sorted = gr_xmalloc(lab->ndatasets * sizeof *sorted);
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < lab->ndatasets; i++)
+            if (lab->datasets[i].hidden == pass)
+                sorted[n++] = lab->datasets[i];
+    free(lab->datasets);
+    lab->datasets = sorted;
+    return 0;
+}
+
+int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    ctx c = {path, 0, err};
+    gr_lab_rubric *lab = NULL;
+    int seen[K_COUNT];
+    const char *p = text;
+    while (*p) {
+        c.line++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *line = gr_xmalloc(len + 1);
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p += len + (eol ? 1 : 0);
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *tok[MAX_TOKENS + 2];
+        int ntok = 0, rc = 0;
+        for (char *s = line; rc == 0 && *s; s++)
+            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\r' && *s != '\f' && *s != '\v')
+                rc = bad(&c, "control character 0x%02x: the rubric is plain text", *s);
+        for (char *s = rc ? NULL : strtok(line, " \t\r\f\v"); s;
+             s = strtok(NULL, " \t\r\f\v")) {
+            if (ntok == MAX_TOKENS + 1) {
+                rc = bad(&c, "too many words on one line (at most %d): split the line",
+                         MAX_TOKENS);
+                break;
+            }
+            tok[ntok++] = s;
+        }
+        if (rc == 0 && ntok > 0) {
+            if (strcmp(tok[0], "lab") == 0) {
+                if (lab)
+                    rc = bad(&c, "lab %s starts before lab %s (line %d) ends: add 'end' after "
+                                 "the previous lab", ntok > 1 ? tok[1] : "?", lab->name, lab->line);
+                else if (ntok != 2)
+                    rc = bad(&c, "lab: write 'lab NAME' with the lab's folder name, e.g. "
+                                 "lab 01-straightforward");
+                else if (!is_word(tok[1], "-_.") || !isdigit((unsigned char)tok[1][0]) ||
+                         !isdigit((unsigned char)tok[1][1]) || tok[1][2] != '-')
+                    rc = bad(&c, "lab: '%s' is not a lab folder name (NN-name, as under labs/)",
+                             tok[1]);
+                else if (gr_rubric_find(r, tok[1]))
+                    rc = bad(&c, "lab %s: already described at line %d", tok[1],
+                             gr_rubric_find(r, tok[1])->line);
+                else {
+                    r->labs = gr_xrealloc(r->labs, (r->nlabs + 1) * sizeof *r->labs);
+                    lab = &r->labs[r->nlabs++];
+                    memset(lab, 0, sizeof *lab);
+                    lab_defaults(lab);
+                    lab->line = c.line;
+                    rc = copy_name(&c, "lab", tok[1], lab->name, sizeof lab->name);
+                    memset(seen, 0, sizeof seen);
+                }
+            } else if (strcmp(tok[0], "end") == 0) {
+                if (!lab)
+                    rc = bad(&c, "'end' without a 'lab' line before it");
+                else if (ntok != 1)
+                    rc = bad(&c, "end: nothing may follow 'end' on its line");
+                else {
+                    int end_line = c.line;
+                    rc = finish_lab(&c, lab, seen);
+                    c.line = end_line;
+                    lab = NULL;
+                }
+            } else if (!lab) {
+                rc = bad(&c, "'%s' outside a lab block: start the block with 'lab NAME'", tok[0]);
+            } else {
+                int k;
+                for (k = 0; k < K_COUNT && strcmp(tok[0], key_names[k]) != 0; k++)
+                    ;
+                if (k == K_COUNT)
+                    rc = bad(&c, "unknown key '%s': the keys are driver, student-file, entry, "
+                                 "policy, public, hidden, performance, points, credit, curve, "
+                                 "min-speedup, rounds, repeat, time-limit, forbid-symbol, end",
+                             tok[0]);
+                else if (seen[k] && !repeatable(k))
+                    rc = bad(&c, "'%s' given twice in lab %s: keep one", key_names[k], lab->name);
+                else {
+                    seen[k] = 1;
+                    rc = parse_key(&c, lab, k, tok, ntok);
+                }
+            }
+        }
+        free(line);
+        if (rc != 0) {
+            gr_rubric_free(r);
+            return -1;
+        }
+    }
+    if (lab) {
+        c.line = lab->line;
+        bad(&c, "lab %s: no 'end' before the end of the file: add 'end' after its last line",
+            lab->name);
+        gr_rubric_free(r);
+        return -1;
+    }
+    if (r->nlabs == 0) {
+        c.line = c.line ? c.line : 1;
+        return lk_fail(err, "%s: no lab described: add a block 'lab NAME' ... 'end'", path);
+    }
+    return 0;
+}
+
+int gr_rubric_read(const char *path, gr_rubric *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    char *text = gr_read_file(path, 1 << 20, NULL, err);
+    if (!text)
+        return -1;
+    int rc = gr_rubric_parse(path, text, r, err);
+    free(text);
+    return rc;
+}
+
+const gr_lab_rubric *gr_rubric_find(const gr_rubric *r, const char *name)
+{
+    for (int i = 0; i < r->nlabs; i++)
+        if (strcmp(r->labs[i].name, name) == 0)
+            return &r->labs[i];
+    return NULL;
+}
+
+void gr_rubric_free(gr_rubric *r)
+{
+    for (int i = 0; i < r->nlabs; i++)
+        free(r->labs[i].datasets);
+    free(r->labs);
+    memset(r, 0, sizeof *r);
+}
+
+int gr_symbol_matches(const char *pattern, const char *symbol)
+{
+    size_t n = strlen(pattern);
+    if (n > 0 && pattern[n - 1] == '*')
+        return strncmp(pattern, symbol, n - 1) == 0;
+    return strcmp(pattern, symbol) == 0;
+}

@@ -1,0 +1,90 @@
+/**
+ * @file rubric.h
+ * @brief The grading rubric (grader/rubric.txt): what each lab is graded on and how.
+ *
+ * The format is documented at the top of grader/rubric.txt and in grader/README.md. Parsing
+ * is strict: every problem is reported as `file:line: what is wrong: what to write`.
+ */
+#ifndef GRADER_RUBRIC_H
+#define GRADER_RUBRIC_H
+
+#include "labkit/error.h"
+
+/** Most student files, entry points and forbidden-symbol patterns per lab. */
+#define GR_MAX_FILES 8
+/** Longest lab, file, driver or dataset name. */
+#define GR_NAME_MAX 128
+
+/** How outputs are judged. */
+typedef enum gr_policy {
+    GR_POLICY_HASH_COURSE_TEXT, /**< md5 of the course text dump must equal the reference's. */
+    GR_POLICY_HASH_BINARY,      /**< md5 of the raw binary output must equal the reference's. */
+    GR_POLICY_TOLERANCE         /**< max relative difference at most `tolerance`, no NaN. */
+} gr_policy;
+
+/** One dataset a lab is run on. */
+typedef struct gr_dataset {
+    char name[GR_NAME_MAX]; /**< Manifest name, or generator spec (hidden: without seed). */
+    int generated;          /**< 1 when @ref name is a generator spec (contains ':'). */
+    int hidden;             /**< 1 for hidden datasets: the session seed is appended. */
+    int steps;              /**< Steps to run; -1: the manifest's (public manifest datasets). */
+    int line;               /**< Rubric line. */
+} gr_dataset;
+
+/** A student file: its name and the lab.mk variable that receives its path. */
+typedef struct gr_student_file {
+    char name[GR_NAME_MAX]; /**< File name, e.g. "kernels.cu". */
+    char var[64];           /**< make variable, e.g. "KERNELS". */
+} gr_student_file;
+
+/** Everything the grader needs to know about one lab. */
+typedef struct gr_lab_rubric {
+    char name[GR_NAME_MAX];   /**< Lab folder, e.g. "01-straightforward". */
+    int line;                 /**< Line of its `lab` keyword. */
+    char driver[64];          /**< Driver program built by lab.mk, e.g. "lab01". */
+    gr_student_file files[GR_MAX_FILES]; /**< Student files. */
+    int nfiles;               /**< Their number (>= 1). */
+    char entries[GR_MAX_FILES][GR_NAME_MAX]; /**< Entry points the student defines (C names). */
+    int nentries;             /**< Their number (>= 1). */
+    gr_policy policy;         /**< Correctness policy. */
+    double tolerance;         /**< Relative bound for GR_POLICY_TOLERANCE. */
+    gr_dataset *datasets;     /**< Public then hidden datasets, in rubric order. */
+    int ndatasets;            /**< Their number (>= 1). */
+    gr_dataset perf;          /**< The performance dataset (steps > 0). */
+    int serial_steps;         /**< Serial steps timed, extrapolated to perf.steps. */
+    double points_correct;    /**< Points for correctness. */
+    double points_perf;       /**< Points for performance. */
+    int credit_all;           /**< 1: correctness points only if every dataset passes;
+                                   0: in proportion to the datasets passed. */
+    double curve_full;        /**< Full performance credit at this fraction of the solution's speed. */
+    double curve_zero;        /**< No performance credit below this fraction. */
+    double min_speedup;       /**< Minimum speedup vs serial for any performance credit. */
+    int rounds;               /**< A/B rounds of the performance measurement. */
+    int extra_rounds;         /**< More rounds when the first ones are inconclusive. */
+    int repeat;               /**< Timed runs per driver invocation (--repeat). */
+    double limit_build;       /**< Seconds for a build. */
+    double limit_run;         /**< Seconds for a correctness run. */
+    double limit_perf;        /**< Seconds for a performance run. */
+    char forbid[32][GR_NAME_MAX]; /**< Extra forbidden symbols ("name" or "prefix*"). */
+    int nforbid;              /**< Their number. */
+} gr_lab_rubric;
+
+/** A parsed rubric. */
+typedef struct gr_rubric {
+    gr_lab_rubric *labs; /**< Labs in file order. */
+    int nlabs;           /**< Their number. */
+} gr_rubric;
+
+/** Parse rubric text; @p path names it in messages. */
+int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *err);
+/** Read and parse a rubric file. */
+int gr_rubric_read(const char *path, gr_rubric *r, lk_error *err);
+/** The lab called @p name, or NULL. */
+const gr_lab_rubric *gr_rubric_find(const gr_rubric *r, const char *name);
+/** Free a rubric (safe on a zeroed struct). */
+void gr_rubric_free(gr_rubric *r);
+
+/** Does @p symbol match @p pattern ("name" exactly, or "prefix*")? */
+int gr_symbol_matches(const char *pattern, const char *symbol);
+
+#endif

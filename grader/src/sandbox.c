@@ -1,0 +1,522 @@
+#define _GNU_SOURCE /* close_range, pipe2, setgroups, prctl */
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "labkit/timing.h"
+#include "util.h"
+
+volatile sig_atomic_t gr_stop_requested = 0;
+
+/* Environment variables passed through to commands; everything else is dropped, so that
+   the outer make's jobserver flags or a user's odd settings cannot change a build. */
+static const char *const pass_env[] = {"PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+                                       "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME",
+                                       NULL};
+
+int gr_sandbox_drops(const gr_limits *lim)
+{
+    return lim->drop && geteuid() == 0;
+}
+
+void gr_sandbox_ids(const gr_limits *lim, uid_t *uid, gid_t *gid)
+{
+    if (gr_sandbox_drops(lim)) {
+        *uid = GR_UNPRIVILEGED_ID;
+        *gid = GR_UNPRIVILEGED_ID;
+    } else {
+        *uid = getuid();
+        *gid = getgid();
+    }
+}
+
+long gr_count_tasks(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        long threads = 1;
+        int mine = 0;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long real;
+            if (sscanf(line, "Uid: %lu", &real) == 1)
+                mine = (uid_t)real == uid;
+            else
+                sscanf(line, "Threads: %ld", &threads);
+        }
+        fclose(f);
+        if (mine)
+            total += threads;
+    }
+    closedir(d);
+    return total;
+}
+
+/* The program's path: argv[0] itself when it has a '/', else the first match in PATH. */
+static char *resolve_program(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? gr_xstrdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = gr_xstrdup(path), *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char *cand = gr_strf("%s/%s", *dir ? dir : ".", name);
+        struct stat st;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+            free(copy);
+            return cand;
+        }
+        free(cand);
+    }
+    free(copy);
+    return NULL;
+}
+
+static char **build_env(const gr_cmd *cmd)
+{
+    int n = 0, cap = 16;
+    char **env = gr_xmalloc(cap * sizeof *env);
+    for (const char *const *name = pass_env; *name; name++) {
+        const char *v = getenv(*name);
+        if (v)
+            env[n++] = gr_strf("%s=%s", *name, v);
+    }
+    env[n++] = gr_strf("HOME=%s", cmd->cwd ? cmd->cwd : "/tmp");
+    env[n++] = gr_xstrdup("LC_ALL=C");
+    for (const char *const *e = cmd->env; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t klen = eq ? (size_t)(eq - *e) + 1 : strlen(*e);
+        for (int i = 0; i < n; i++)
+            if (strncmp(env[i], *e, klen) == 0) {
+                free(env[i]);
+                env[i] = env[--n];
+                break;
+            }
+        if (n + 2 > cap)
+            env = gr_xrealloc(env, (cap *= 2) * sizeof *env);
+        env[n++] = gr_xstrdup(*e);
+    }
+    env[n] = NULL;
+    return env;
+}
+
+static void free_env(char **env)
+{
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}
+
+/* What the child reports through the exec pipe when it cannot start the program. */
+typedef struct start_failure {
+    int stage; /* 0 chdir, 1 exec, 2 setuid, 3 descriptors */
+    int err;
+} start_failure;
+
+static void child_fail(int pipe_fd, int stage)
+{
+    start_failure f = {stage, errno};
+    ssize_t w = write(pipe_fd, &f, sizeof f);
+    (void)w;
+    _exit(127);
+}
+
+static void mark_cloexec_from(int first)
+{
+#ifdef CLOSE_RANGE_CLOEXEC
+    if (close_range((unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+        return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = first; fd < max; fd++)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static void set_limit(int resource, rlim_t soft, rlim_t hard)
+{
+    struct rlimit old, rl = {soft, hard};
+    if (getrlimit(resource, &old) == 0 && geteuid() != 0) {
+        /* Without privileges a limit can only go down. */
+        if (old.rlim_max != RLIM_INFINITY && (hard == RLIM_INFINITY || hard > old.rlim_max))
+            rl.rlim_max = old.rlim_max;
+        if (rl.rlim_cur > rl.rlim_max)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    setrlimit(resource, &rl);
+}
+
+static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog, char **env,
+                      int in, int out, int errfd, int res, int pipe_fd, pid_t parent, long nproc)
+{
+    setpgid(0, 0);
+    if (pipe_fd == cmd->result_fd && res >= 0)
+        pipe_fd = fcntl(pipe_fd, F_DUPFD_CLOEXEC, cmd->result_fd + 1);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
+        child_fail(pipe_fd, 3);
+    if (res >= 0) {
+        if (res == cmd->result_fd) {
+            if (fcntl(res, F_SETFD, 0) != 0)
+                child_fail(pipe_fd, 3);
+        } else if (dup2(res, cmd->result_fd) < 0) {
+            child_fail(pipe_fd, 3);
+        }
+    }
+    mark_cloexec_from(3);
+    if (res >= 0)
+        fcntl(cmd->result_fd, F_SETFD, 0);
+
+    set_limit(RLIMIT_CORE, 0, 0);
+    if (lim->cpu_s > 0)
+        set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s, (rlim_t)lim->cpu_s + 5);
+    if (lim->file_bytes > 0)
+        set_limit(RLIMIT_FSIZE, (rlim_t)lim->file_bytes, (rlim_t)lim->file_bytes);
+    if (lim->as_bytes > 0)
+        set_limit(RLIMIT_AS, (rlim_t)lim->as_bytes, (rlim_t)lim->as_bytes);
+    if (lim->nproc > 0)
+        set_limit(RLIMIT_NPROC, (rlim_t)nproc, (rlim_t)nproc);
+
+    if (gr_sandbox_drops(lim)) {
+        if (setgroups(0, NULL) != 0 || setgid(GR_UNPRIVILEGED_ID) != 0 ||
+            setuid(GR_UNPRIVILEGED_ID) != 0)
+            child_fail(pipe_fd, 2);
+    }
+    /* Set after the switch of user, which clears it; the check closes the race with a grader
+       that died before the call. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+
+    static const int reset[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ, SIGXCPU,
+                                SIGCHLD};
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+        signal(reset[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    if (cmd->cwd && chdir(cmd->cwd) != 0)
+        child_fail(pipe_fd, 0);
+    execve(prog, (char *const *)cmd->argv, env);
+    child_fail(pipe_fd, 1);
+}
+
+static long long output_size(int out, int errfd)
+{
+    struct stat st;
+    long long total = 0;
+    if (fstat(out, &st) == 0 && S_ISREG(st.st_mode))
+        total += st.st_size;
+    if (errfd != out && fstat(errfd, &st) == 0 && S_ISREG(st.st_mode))
+        total += st.st_size;
+    return total;
+}
+
+static void kill_group(pid_t pgid)
+{
+    kill(-pgid, SIGKILL);
+}
+
+/* Kill what is left of the group and reap it: as a subreaper the grader inherits the
+   group's orphans, so waiting on the group id collects every one of them. */
+static void reap_group(pid_t pgid)
+{
+    /* Never block: a process that escaped the kill must not hang the grader (5 s at most). */
+    for (int round = 0; round < 500; round++) {
+        kill_group(pgid);
+        while (waitpid(-pgid, NULL, __WALL | WNOHANG) > 0)
+            ;
+        if (kill(-pgid, 0) != 0 && errno == ESRCH)
+            return;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static const char *human_bytes(long long n, char *buf, size_t size)
+{
+    if (n >= (1LL << 30) && n % (1LL << 30) == 0)
+        snprintf(buf, size, "%lld GiB", n >> 30);
+    else if (n >= (1LL << 20) && n % (1LL << 20) == 0)
+        snprintf(buf, size, "%lld MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, size, "%lld KiB", n >> 10);
+    else
+        snprintf(buf, size, "%lld bytes", n);
+    return buf;
+}
+
+static void describe(const gr_limits *lim, gr_outcome *o, const char *prog)
+{
+    char b[64];
+    switch (o->end) {
+    case GR_END_EXITED:
+        if (o->status == 0)
+            snprintf(o->reason, sizeof o->reason, "exited normally");
+        else
+            snprintf(o->reason, sizeof o->reason, "exit status %d", o->status);
+        break;
+    case GR_END_SIGNALED:
+        if (o->status == SIGXCPU)
+            snprintf(o->reason, sizeof o->reason, "CPU time limit of %ld s exceeded (SIGXCPU)",
+                     lim->cpu_s);
+        else if (o->status == SIGXFSZ)
+            snprintf(o->reason, sizeof o->reason,
+                     "file size limit of %s exceeded (SIGXFSZ): it wrote a file too large",
+                     human_bytes(lim->file_bytes, b, sizeof b));
+        else if (o->status == SIGKILL)
+            snprintf(o->reason, sizeof o->reason,
+                     "killed by SIGKILL (the CPU time limit, or the system ran out of memory)");
+        else
+            snprintf(o->reason, sizeof o->reason, "crashed: %s (%s)", gr_signal_name(o->status),
+                     strsignal(o->status));
+        break;
+    case GR_END_TIMEOUT:
+        snprintf(o->reason, sizeof o->reason,
+                 "still running after the %g s time limit (a hang or an endless loop?): "
+                 "its process group was killed", lim->wall_s);
+        break;
+    case GR_END_OUTPUT_CAP:
+        snprintf(o->reason, sizeof o->reason,
+                 "wrote more than %s to stdout/stderr: its process group was killed, the "
+                 "output was cut", human_bytes(lim->output_bytes, b, sizeof b));
+        break;
+    case GR_END_NOT_STARTED: break; /* filled by the caller */
+    case GR_END_INTERRUPTED:
+        snprintf(o->reason, sizeof o->reason, "the grader was interrupted: %s was killed", prog);
+        break;
+    }
+}
+
+int gr_outcome_ok(const gr_outcome *o)
+{
+    return o->end == GR_END_EXITED && o->status == 0;
+}
+
+int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err)
+{
+    static int subreaper;
+    if (!subreaper) {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        subreaper = 1;
+    }
+    memset(out, 0, sizeof *out);
+    char *prog = resolve_program(cmd->argv[0]);
+    if (!prog) {
+        out->end = GR_END_NOT_STARTED;
+        snprintf(out->reason, sizeof out->reason, "could not start '%s': not found or not "
+                 "executable (is it installed and on PATH?)", cmd->argv[0]);
+        return 0;
+    }
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int fo = open(cmd->out_path ? cmd->out_path : "/dev/null",
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fe = cmd->err_path ? open(cmd->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+                           : fo;
+    int fr = cmd->result_path
+                 ? open(cmd->result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+                 : -1;
+    int pfd[2] = {-1, -1};
+    int rc = 0;
+    if (in < 0 || fo < 0 || fe < 0 || (cmd->result_path && fr < 0)) {
+        rc = lk_fail(err, "%s: cannot open an output file of the command: %s",
+                     fo < 0 ? cmd->out_path : fe < 0 ? cmd->err_path : cmd->result_path,
+                     strerror(errno));
+        goto done;
+    }
+    if (cmd->result_path && cmd->result_fd < 3) {
+        rc = lk_fail(err, "result descriptor %d: use 3 or above (0-2 are the standard streams)",
+                     cmd->result_fd);
+        goto done;
+    }
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        rc = lk_fail(err, "cannot create a pipe: %s", strerror(errno));
+        goto done;
+    }
+    uid_t uid;
+    gid_t gid;
+    gr_sandbox_ids(lim, &uid, &gid);
+    long nproc = lim->nproc > 0 ? gr_count_tasks(uid) + lim->nproc : 0;
+    char **env = build_env(cmd);
+    pid_t parent = getpid();
+    double t0 = lk_wall_seconds();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free_env(env);
+        rc = lk_fail(err, "cannot start a process: %s: too many processes on this machine?",
+                     strerror(errno));
+        goto done;
+    }
+    if (pid == 0)
+        run_child(cmd, lim, prog, env, in, fo, fe, fr, pfd[1], parent, nproc);
+    setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
+    out->pgid = (int)pid;
+    free_env(env);
+    close(pfd[1]);
+    pfd[1] = -1;
+    start_failure sf;
+    ssize_t got;
+    while ((got = read(pfd[0], &sf, sizeof sf)) < 0 && errno == EINTR)
+        ;
+    int status = 0;
+    if (got == (ssize_t)sizeof sf) {
+        waitpid(pid, &status, 0);
+        reap_group(pid);
+        out->end = GR_END_NOT_STARTED;
+        static const char *const stages[] = {"enter the working folder", "execute",
+                                             "switch to the unprivileged user",
+                                             "set up its descriptors"};
+        uid_t ru;
+        gid_t rg;
+        gr_sandbox_ids(lim, &ru, &rg);
+        snprintf(out->reason, sizeof out->reason, "could not %s %s as uid %d: %s",
+                 stages[sf.stage], sf.stage == 0 ? cmd->cwd : prog, (int)ru, strerror(sf.err));
+        out->wall_s = lk_wall_seconds() - t0;
+        goto done;
+    }
+    long sleep_us = 500;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            out->end = GR_END_INTERRUPTED;
+            break;
+        }
+        double now = lk_wall_seconds();
+        gr_end why = GR_END_EXITED;
+        if (gr_stop_requested)
+            why = GR_END_INTERRUPTED;
+        else if (lim->wall_s > 0 && now - t0 >= lim->wall_s)
+            why = GR_END_TIMEOUT;
+        else if (lim->output_bytes > 0 && output_size(fo, fe) > lim->output_bytes)
+            why = GR_END_OUTPUT_CAP;
+        if (why != GR_END_EXITED) {
+            kill_group(pid);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            out->end = why;
+            break;
+        }
+        struct timespec ts = {0, sleep_us * 1000};
+        nanosleep(&ts, NULL);
+        if (sleep_us < 20000)
+            sleep_us *= 2;
+    }
+    out->wall_s = lk_wall_seconds() - t0;
+    reap_group(pid);
+    out->output_bytes = output_size(fo, fe);
+    if (out->end == GR_END_EXITED) {
+        if (lim->output_bytes > 0 && out->output_bytes > lim->output_bytes)
+            out->end = GR_END_OUTPUT_CAP; /* it wrote faster than the grader looked */
+        else if (WIFSIGNALED(status))
+            out->end = GR_END_SIGNALED, out->status = WTERMSIG(status);
+        else
+            out->status = WEXITSTATUS(status);
+    }
+    if (lim->output_bytes > 0 && out->output_bytes > lim->output_bytes) {
+        /* Keep the head only: reports read the first lines, the disk keeps no flood. */
+        struct stat st;
+        if (fstat(fo, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > lim->output_bytes)
+            if (ftruncate(fo, lim->output_bytes) != 0) { /* best effort */ }
+        if (fe != fo && fstat(fe, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > lim->output_bytes)
+            if (ftruncate(fe, lim->output_bytes) != 0) { /* best effort */ }
+    }
+    describe(lim, out, cmd->argv[0]);
+done:
+    free(prog);
+    if (in >= 0)
+        close(in);
+    if (fe >= 0 && fe != fo)
+        close(fe);
+    if (fo >= 0)
+        close(fo);
+    if (fr >= 0)
+        close(fr);
+    if (pfd[0] >= 0)
+        close(pfd[0]);
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    return rc;
+}
+
+static int open_lock(const char *path, lk_error *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return lk_fail(err, "%s: cannot open the GPU lock file: %s: give another path with "
+                            "--gpu-lock", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_uid == geteuid())
+        fchmod(fd, 0666); /* other users' graders must be able to take it too */
+    return fd;
+}
+
+int gr_gpu_trylock(const char *path, lk_error *err)
+{
+    int fd = open_lock(path, err);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        return lk_fail(err, "%s: %s", path,
+                       e == EWOULDBLOCK ? "held by another grader run" : strerror(e));
+    }
+    return fd;
+}
+
+int gr_gpu_lock(const char *path, lk_error *err)
+{
+    int fd = open_lock(path, err);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    printf("waiting for the GPU lock %s: another grader run is using the GPU\n", path);
+    fflush(stdout);
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR || gr_stop_requested) {
+            int e = errno;
+            close(fd);
+            return lk_fail(err, "%s: cannot take the GPU lock: %s", path,
+                           gr_stop_requested ? "interrupted" : strerror(e));
+        }
+    }
+    return fd;
+}
+
+void gr_gpu_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}

@@ -1,0 +1,97 @@
+/**
+ * @file sandbox.h
+ * @brief Running an untrusted command with limits: its own process group, a wall-clock
+ * limit, rlimits (CPU, file size, processes, address space), capped output, and, when the
+ * grader runs as root, an unprivileged user (nobody) so that the process limit holds.
+ *
+ * Whatever the command does (crash, hang, fork, print without end), gr_sandbox_run()
+ * returns with the reason, and no process of its group is left behind.
+ */
+#ifndef GRADER_SANDBOX_H
+#define GRADER_SANDBOX_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "labkit/error.h"
+
+/** Uid and gid that untrusted commands run as when the grader is root (nobody). */
+#define GR_UNPRIVILEGED_ID 65534
+
+/** Limits of one command. A field of 0 means: no limit of that kind. */
+typedef struct gr_limits {
+    double wall_s;          /**< Wall-clock seconds before the whole group is killed. */
+    long cpu_s;             /**< RLIMIT_CPU, seconds of CPU time (SIGXCPU then SIGKILL). */
+    long long file_bytes;   /**< RLIMIT_FSIZE: largest file the command may write. */
+    long long output_bytes; /**< Cap on stdout + stderr together; the group is killed past it. */
+    long long as_bytes;     /**< RLIMIT_AS (not for CUDA programs: they reserve huge ranges). */
+    long nproc;             /**< Processes/threads the command may add to its user's count. */
+    int drop;               /**< When the grader is root: run as GR_UNPRIVILEGED_ID. */
+} gr_limits;
+
+/** A command to run. */
+typedef struct gr_cmd {
+    const char *const *argv;  /**< Program and arguments; argv[0] is looked up in PATH. */
+    const char *cwd;          /**< Working folder (NULL: the grader's). */
+    const char *out_path;     /**< File receiving stdout (NULL: /dev/null). */
+    const char *err_path;     /**< File receiving stderr (NULL: the same file as stdout). */
+    const char *result_path;  /**< File opened as descriptor @ref result_fd (NULL: none). */
+    int result_fd;            /**< Descriptor number of the result file in the command. */
+    const char *const *env;   /**< Extra NAME=VALUE entries (NULL-terminated, may be NULL). */
+} gr_cmd;
+
+/** How a command ended. */
+typedef enum gr_end {
+    GR_END_EXITED,      /**< It exited; @ref gr_outcome.status is the exit status. */
+    GR_END_SIGNALED,    /**< A signal killed it; @ref gr_outcome.status is the signal. */
+    GR_END_TIMEOUT,     /**< It ran past the wall-clock limit; the group was killed. */
+    GR_END_OUTPUT_CAP,  /**< Its output passed the cap; the group was killed. */
+    GR_END_NOT_STARTED, /**< The program could not be started (not found, not executable). */
+    GR_END_INTERRUPTED  /**< The grader was asked to stop; the group was killed. */
+} gr_end;
+
+/** What happened to a command. */
+typedef struct gr_outcome {
+    gr_end end;              /**< How it ended. */
+    int status;              /**< Exit status or signal number. */
+    double wall_s;           /**< Wall-clock seconds it ran. */
+    long long output_bytes;  /**< Bytes it wrote to stdout and stderr. */
+    int pgid;                /**< Its process group (all gone by the time the call returns). */
+    char reason[512];        /**< One line, e.g. "crashed: SIGSEGV (Segmentation fault)". */
+} gr_outcome;
+
+/** Set by the grader's SIGINT/SIGTERM handler: running commands are killed at once. */
+extern volatile sig_atomic_t gr_stop_requested;
+
+/**
+ * Run @p cmd under @p lim and wait for it. Returns 0 when the command ran, whatever its fate
+ * (see @p out), and -1 with @p err only when the grader itself could not do its part
+ * (cannot open the output files, cannot fork).
+ */
+int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err);
+
+/** Did the command end normally with exit status 0? */
+int gr_outcome_ok(const gr_outcome *o);
+
+/** Does the sandbox switch to GR_UNPRIVILEGED_ID (the grader is root and @p lim asks)? */
+int gr_sandbox_drops(const gr_limits *lim);
+
+/** Uid and gid the commands run as under @p lim. */
+void gr_sandbox_ids(const gr_limits *lim, uid_t *uid, gid_t *gid);
+
+/**
+ * Count the tasks (processes and threads) of user @p uid, as RLIMIT_NPROC counts them.
+ */
+long gr_count_tasks(uid_t uid);
+
+/**
+ * Take the machine-wide GPU lock at @p path (created if needed, mode 0666), waiting for
+ * other graders; prints one line while waiting. Returns the descriptor holding the lock.
+ */
+int gr_gpu_lock(const char *path, lk_error *err);
+/** As gr_gpu_lock() without waiting: -1 with @p err when another process holds it. */
+int gr_gpu_trylock(const char *path, lk_error *err);
+/** Release a lock taken by gr_gpu_lock() (-1 is ignored). */
+void gr_gpu_unlock(int fd);
+
+#endif

@@ -1,0 +1,123 @@
+/* A stand-in lab driver for testing the grader's GPU stages on a machine without a GPU. It
+ * takes the options of the kit's SciddicaT drivers that the grader uses (--serial, --gpu,
+ * --dataset, --gen, --steps, --bin, --repeat, --json, --result-fd) and writes the same
+ * result line; its "GPU" runs call the student's fake_run() on the CPU. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake.h"
+#include "labkit/cli.h"
+#include "labkit/grid_io.h"
+#include "labkit/json.h"
+#include "labkit/sciddicat.h"
+#include "labkit/timing.h"
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"serial", no_argument, 0, 'S'},        {"gpu", no_argument, 0, 'G'},
+        {"dataset", required_argument, 0, 'd'}, {"gen", required_argument, 0, 'g'},
+        {"steps", required_argument, 0, 's'},   {"bin", required_argument, 0, 'b'},
+        {"repeat", required_argument, 0, 'r'},  {"json", no_argument, 0, 'j'},
+        {"result-fd", required_argument, 0, 'f'}, {0, 0, 0, 0}};
+    const char *dataset = NULL, *gen = NULL, *bin = NULL;
+    int serial = 0, steps = -1, repeat = 1, json = 0, fd = -1, c;
+    lk_error err;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'S': serial = 1; break;
+        case 'G': serial = 0; break;
+        case 'd': dataset = optarg; break;
+        case 'g': gen = optarg; break;
+        case 's': steps = atoi(optarg); break;
+        case 'b': bin = optarg; break;
+        case 'r': repeat = atoi(optarg); break;
+        case 'j': json = 1; break;
+        case 'f': fd = atoi(optarg); break;
+        default: return 2;
+        }
+    }
+    lk_sciddicat sim;
+    int ds_steps = -1, rc;
+    if (dataset) {
+        rc = lk_sciddicat_load_dataset(FAKE_KIT "/datasets/MANIFEST", dataset, &sim, &ds_steps,
+                                       NULL, &err);
+    } else {
+        lk_sciddicat_spec spec;
+        rc = gen ? lk_sciddicat_spec_parse(gen, &spec, &err) : lk_fail(&err, "no input");
+        if (rc == 0)
+            rc = lk_sciddicat_load_generated(&spec, &sim, &err);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "fake driver: %s\n", err.msg);
+        return 1;
+    }
+    if (steps < 0)
+        steps = ds_steps >= 0 ? ds_steps : 4000;
+    size_t n = (size_t)sim.rows * sim.cols;
+    double *h = malloc(n * sizeof *h);
+    char md5[33] = "";
+    double serial_s = 0;
+    lk_stats ms = {0, 0, 0, 0};
+    const char *status = "ok";
+    char error[1024] = "";
+    if (serial) {
+        double t0 = lk_wall_seconds();
+        rc = lk_sciddicat_serial(&sim, steps, h, NULL, &err);
+        serial_s = lk_wall_seconds() - t0;
+        if (rc == 0)
+            rc = lk_course_text_md5(h, sim.rows, sim.cols, md5, &err);
+    } else {
+        double *samples = malloc((size_t)repeat * sizeof *samples);
+        if (repeat > 1)
+            rc = fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
+        for (int i = 0; rc == 0 && i < repeat; i++) {
+            double t0 = lk_wall_seconds();
+            rc = fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
+            samples[i] = (lk_wall_seconds() - t0) * 1e3;
+        }
+        if (rc == 0)
+            lk_stats_of(samples, repeat, &ms);
+        free(samples);
+    }
+    if (rc == 0 && bin)
+        rc = lk_write_binary(bin, h, n, &err);
+    if (rc != 0) {
+        status = "error";
+        snprintf(error, sizeof error, "%s", err.msg);
+        fprintf(stderr, "fake driver: %s\n", err.msg);
+    }
+    FILE *outs[2] = {json ? stdout : NULL, fd >= 0 ? fdopen(dup(fd), "w") : NULL};
+    for (int k = 0; k < 2; k++) {
+        FILE *f = outs[k];
+        if (!f)
+            continue;
+        fprintf(f, "{\"lab\":\"01-fake\",\"dataset\":");
+        lk_json_string(f, dataset ? dataset : gen);
+        fprintf(f, ",\"rows\":%d,\"cols\":%d,\"steps\":%d,\"status\":\"%s\",\"error\":", sim.rows,
+                sim.cols, steps, status);
+        lk_json_string(f, error[0] ? error : NULL);
+        if (serial && rc == 0) {
+            fputs(",\"serial\":{\"seconds\":", f);
+            lk_json_number(f, serial_s);
+            fprintf(f, ",\"md5\":\"%s\"}", md5);
+        } else if (rc == 0) {
+            fputs(",\"gpu\":{\"device\":\"stand-in CPU\",\"ms_median\":", f);
+            lk_json_number(f, ms.median);
+            fputs(",\"ms_min\":", f);
+            lk_json_number(f, ms.min);
+            fputs(",\"ms_max\":", f);
+            lk_json_number(f, ms.max);
+            fprintf(f, ",\"runs\":%d}", ms.n);
+        }
+        fputs("}\n", f);
+        if (k == 1)
+            fclose(f);
+    }
+    free(h);
+    lk_sciddicat_free(&sim);
+    return rc == 0 ? 0 : 1;
+}

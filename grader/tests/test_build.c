@@ -1,0 +1,239 @@
+/* The build stage's own logic: where student files are found (layouts), which files are
+   refused, which symbols are forbidden, which log lines are the compiler's first errors. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "grader_testing.h"
+#include "labkit/testing.h"
+
+static char *dir;
+static gr_rubric one, two;
+
+static const char *lab_text(const char *name, const char *file)
+{
+    static char buf[2][1024];
+    static int k;
+    k ^= 1;
+    snprintf(buf[k], sizeof buf[k],
+             "lab %s\n driver lab%.2s\n student-file %s KERNELS\n entry f\n policy hash binary\n"
+             " public a\n performance a 1 serial-steps 1\n points correctness 1 performance 1\n"
+             " curve full 1 zero 0.5\n min-speedup 1\nend\n", name, name, file);
+    return buf[k];
+}
+
+static void setup(void)
+{
+    dir = gr_test_dir();
+    lk_error err;
+    char *text = gr_strf("%s", lab_text("01-straightforward", "kernels.cu"));
+    LK_ASSERT_OK(gr_rubric_parse("one", text, &one, &err), &err);
+    char *both = gr_strf("%s%s", text, lab_text("02-coalescing", "kernels.cu"));
+    LK_ASSERT_OK(gr_rubric_parse("two", both, &two, &err), &err);
+    free(text);
+    free(both);
+}
+
+static void teardown(void)
+{
+    gr_rubric_free(&one);
+    gr_rubric_free(&two);
+    gr_test_cleanup(dir);
+}
+
+TestSuite(build, .init = setup, .fini = teardown);
+
+static void put(const char *rel, const char *content)
+{
+    char *path = gr_strf("%s/%s", dir, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(path, 0755, &err), &err);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(content, f);
+    fclose(f);
+    free(path);
+}
+
+/* Fetch lab 0 of @p r from submission @p student; returns the check and fills @p got. */
+static int fetch(const gr_rubric *r, const char *student, gr_lab_result *res, char **got)
+{
+    const gr_lab_rubric *labs[2] = {&r->labs[0], r->nlabs > 1 ? &r->labs[1] : NULL};
+    char *root = gr_strf("%s/%s", dir, student);
+    char *src = gr_strf("%s/src-%s", dir, student);
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(src, 0755, &err), &err);
+    gr_lab_init(res, r->labs[0].name, 2);
+    int rc = gr_fetch_files(root, 0, labs, r->nlabs, &r->labs[0], src, res, &err);
+    cr_assert(rc >= 0, "%s", err.msg);
+    char *copy = gr_strf("%s/kernels.cu", src);
+    *got = rc == 1 ? gr_read_file(copy, 1 << 20, NULL, &err) : NULL;
+    free(copy);
+    free(root);
+    free(src);
+    return rc;
+}
+
+Test(build, the_lab_folder_layout_and_the_short_layouts_are_accepted)
+{
+    gr_lab_result r;
+    char *got;
+    put("a/labs/01-straightforward/kernels.cu", "A");
+    cr_assert_eq(fetch(&one, "a", &r, &got), 1);
+    cr_assert_str_eq(got, "A");
+    cr_assert(strstr(r.checks[0].reason, "labs/01-straightforward/kernels.cu"));
+    free(got);
+    gr_lab_free(&r);
+
+    put("b/01-straightforward/kernels.cu", "B");
+    cr_assert_eq(fetch(&two, "b", &r, &got), 1);
+    cr_assert_str_eq(got, "B");
+    free(got);
+    gr_lab_free(&r);
+
+    put("c/kernels.cu", "C");
+    cr_assert_eq(fetch(&one, "c", &r, &got), 1, "flat layout with a single lab");
+    cr_assert_str_eq(got, "C");
+    free(got);
+    gr_lab_free(&r);
+}
+
+Test(build, a_flat_file_is_refused_when_several_labs_have_that_name)
+{
+    gr_lab_result r;
+    char *got;
+    put("c/kernels.cu", "C");
+    cr_assert_eq(fetch(&two, "c", &r, &got), 0);
+    cr_assert_str_eq(r.outcome, GR_OUT_MISSING);
+    cr_assert(strstr(r.checks[0].reason, "labs/01-straightforward/kernels.cu, "
+                                         "01-straightforward/kernels.cu)"),
+              "%s", r.checks[0].reason);
+    gr_lab_free(&r);
+}
+
+Test(build, the_lab_folder_layout_wins_and_the_others_are_noted)
+{
+    gr_lab_result r;
+    char *got;
+    put("d/labs/01-straightforward/kernels.cu", "first");
+    put("d/kernels.cu", "second");
+    cr_assert_eq(fetch(&one, "d", &r, &got), 1);
+    cr_assert_str_eq(got, "first");
+    cr_assert_not_null(r.checks[0].detail);
+    cr_assert(strstr(r.checks[0].detail, "kernels.cu also exists and was ignored"),
+              "%s", r.checks[0].detail);
+    free(got);
+    gr_lab_free(&r);
+}
+
+Test(build, missing_links_fifos_and_huge_files_are_refused)
+{
+    gr_lab_result r;
+    char *got;
+    cr_assert_eq(gr_mkdir_p(gr_strf("%s/empty", dir), 0755, NULL), 0);
+    cr_assert_eq(fetch(&one, "empty", &r, &got), 0);
+    cr_assert_str_eq(r.outcome, GR_OUT_MISSING);
+    gr_lab_free(&r);
+
+    put("secret.txt", "top secret");
+    put("e/placeholder", "");
+    char *link = gr_strf("%s/e/kernels.cu", dir), *target = gr_strf("%s/secret.txt", dir);
+    cr_assert_eq(symlink(target, link), 0);
+    cr_assert_eq(fetch(&one, "e", &r, &got), 0);
+    cr_assert_str_eq(r.outcome, GR_OUT_REJECTED);
+    cr_assert(strstr(r.checks[0].reason, "outside the submission"), "%s", r.checks[0].reason);
+    gr_lab_free(&r);
+
+    /* A link that stays inside the submission is still refused: only real files count. */
+    put("f/real.cu", "x");
+    char *inside = gr_strf("%s/f/kernels.cu", dir), *real = gr_strf("%s/f/real.cu", dir);
+    cr_assert_eq(symlink(real, inside), 0);
+    cr_assert_eq(fetch(&one, "f", &r, &got), 0);
+    cr_assert(strstr(r.checks[0].reason, "symbolic link"), "%s", r.checks[0].reason);
+    gr_lab_free(&r);
+
+    put("g/placeholder", "");
+    char *fifo = gr_strf("%s/g/kernels.cu", dir);
+    cr_assert_eq(mkfifo(fifo, 0644), 0);
+    cr_assert_eq(fetch(&one, "g", &r, &got), 0, "a FIFO must not block or be read");
+    cr_assert(strstr(r.checks[0].reason, "not a regular file"), "%s", r.checks[0].reason);
+    gr_lab_free(&r);
+
+    put("h/placeholder", "");
+    char *big = gr_strf("%s/h/kernels.cu", dir);
+    FILE *f = fopen(big, "w");
+    for (unsigned i = 0; i <= GR_MAX_STUDENT_FILE; i += 16)
+        fputs("// padding line\n", f);
+    fclose(f);
+    cr_assert_eq(fetch(&one, "h", &r, &got), 0);
+    cr_assert(strstr(r.checks[0].reason, "more than"), "%s", r.checks[0].reason);
+    gr_lab_free(&r);
+    free(link);
+    free(target);
+    free(inside);
+    free(real);
+    free(fifo);
+    free(big);
+}
+
+Test(build, forbidden_symbols)
+{
+    const gr_lab_rubric *lab = &one.labs[0];
+    static const char *const bad[] = {"fork", "execve", "system", "popen", "fopen",
+                                      "fopen@GLIBC_2.2.5", "open64", "unlink", "mmap", "socket",
+                                      "connect", "dlopen", "dlsym", "main", "syscall", "kill",
+                                      "setrlimit", "write", "dup2", "lk_read_body",
+                                      "lk_write_binary",
+                                      "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode",
+                                      "_ZNSt10filesystem7__cxx114pathD1Ev"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_not_null(gr_forbidden_symbol(lab, bad[i]), "%s should be forbidden", bad[i]);
+    static const char *const fine[] = {"cudaMalloc", "lab01_gpu_run", "lk_cuda_fail", "printf",
+                                       "fprintf", "malloc", "memcpy", "_Z11reset_flowsiiPd",
+                                       "__cudaRegisterFatBinary", "atexit", "execution_mode"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        cr_assert_null(gr_forbidden_symbol(lab, fine[i]), "%s should be allowed", fine[i]);
+
+    gr_rubric r;
+    lk_error err;
+    char *text = gr_strf("%s", lab_text("01-straightforward", "kernels.cu"));
+    char *with = gr_replace_all(text, "end\n", "forbid-symbol lk_sciddicat_load* lk_sciddicat_serial\nend\n");
+    LK_ASSERT_OK(gr_rubric_parse("r", with, &r, &err), &err);
+    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_load_dataset"));
+    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_serial"));
+    cr_assert_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_serial_x"));
+    gr_rubric_free(&r);
+    free(text);
+    free(with);
+}
+
+Test(build, first_errors_come_from_the_compiler_not_from_paths)
+{
+    const char *log =
+        "gcc -c /w/compile-error/lab/main.c -o /w/compile-error/lab/build/main.o\n"
+        "/usr/local/cuda/bin/nvcc -I/x -c /w/compile-error/lab/src/kernels.cu -o /w/compile-error/lab/build/kernels.o\n"
+        "/w/compile-error/lab/src/kernels.cu(55): error: identifier \"total\" is undefined\n"
+        "      total += average\n"
+        "      ^\n"
+        "\n"
+        "1 error detected in the compilation of \"/w/compile-error/lab/src/kernels.cu\".\n"
+        "make: *** [../lab.mk:45: /w/compile-error/lab/build/kernels.o] Error 2\n";
+    char *first = gr_first_errors(log, "/w/compile-error/lab/src", 12);
+    cr_assert_str_eq(first,
+                     "kernels.cu(55): error: identifier \"total\" is undefined\n"
+                     "      total += average\n"
+                     "      ^\n"
+                     "\n"
+                     "1 error detected in the compilation of \"kernels.cu\".\n"
+                     "make: *** [../lab.mk:45: build/kernels.o] Error 2\n");
+    free(first);
+    char *tail = gr_first_errors("line one\nline two\nSegmentation fault\n", "/w/src", 2);
+    cr_assert(strstr(tail, "Segmentation fault"), "without error lines, the end of the log: %s",
+              tail);
+    free(tail);
+}

@@ -1,0 +1,276 @@
+/* The GPU stages (correctness runs, reference cache, hidden seeds, A/B performance rounds,
+   failures of every kind) exercised without a GPU: a stand-in kit (grader/tests/fakekit) has
+   a lab whose driver takes the real drivers' options and runs the student's code on the CPU,
+   and the grader is told to run the GPU stages anyway (--assume-gpu). */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grader_testing.h"
+#include "jsonr.h"
+#include "labkit/testing.h"
+#include "result.h"
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = gr_test_dir();
+}
+
+static void teardown(void)
+{
+    gr_test_cleanup(dir);
+}
+
+TestSuite(gpu_stages, .init = setup, .fini = teardown, .timeout = 900);
+
+static void write_text(const char *path, const char *text)
+{
+    lk_error err;
+    char *copy = gr_xstrdup(path);
+    *strrchr(copy, '/') = '\0';
+    LK_ASSERT_OK(gr_mkdir_p(copy, 0755, &err), &err);
+    LK_ASSERT_OK(gr_write_atomic_text(path, text, &err), &err);
+    free(copy);
+}
+
+static char *kit_file(const char *rel)
+{
+    char path[512];
+    lk_error err;
+    char *text = gr_read_file(lk_test_path(path, sizeof path, rel), 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    return text;
+}
+
+static void copy_in(const char *rel, const char *dst)
+{
+    char *text = kit_file(rel);
+    write_text(dst, text);
+    free(text);
+}
+
+static const struct {
+    const char *name, *code;
+} students[] = {
+    {"good", ""},
+    {"wrong", "if (rows > 2 && cols > 2) h_out[lk_sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
+    {"crash", "{ char *label = getenv(\"LABKIT_NO_SUCH_VARIABLE\"); label[0] = 'x'; }"},
+    {"hang", "for (;;) { }"},
+    {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
+             "nanosleep(&ts, NULL); }"},
+    {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
+};
+
+/* The stand-in kit and a class of stand-in students; returns the kit folder. */
+static char *make_kit(char **subs)
+{
+    char *kit = gr_strf("%s/kit", dir);
+    char *lab = gr_strf("%s/labs/01-fake", kit);
+    char *p;
+    char *mk = kit_file("grader/tests/fakekit/Makefile.in");
+    char *mk2 = gr_replace_all(mk, "@TOP@", LK_TOP_DIR);
+    write_text(p = gr_strf("%s/Makefile", lab), mk2);
+    free(p);
+    free(mk);
+    free(mk2);
+    write_text(p = gr_strf("%s/lab.h", lab), "/* stand-in lab: see fake.h */\n");
+    free(p);
+    copy_in("grader/tests/fakekit/driver.c", p = gr_strf("%s/driver.c", lab));
+    free(p);
+    copy_in("grader/tests/fakekit/fake.h", p = gr_strf("%s/fake.h", lab));
+    free(p);
+    copy_in("grader/tests/fakekit/rubric.txt", p = gr_strf("%s/grader/rubric.txt", kit));
+    free(p);
+    copy_in("grader/deps.mk", p = gr_strf("%s/grader/deps.mk", kit));
+    free(p);
+    copy_in("datasets/MANIFEST", p = gr_strf("%s/datasets/MANIFEST", kit));
+    free(p);
+    static const char *const parts[] = {"header", "dem", "source"};
+    for (int i = 0; i < 3; i++) {
+        char *rel = gr_strf("datasets/sciddicat/sciddicat-tiny_%s.txt", parts[i]);
+        copy_in(rel, p = gr_strf("%s/%s", kit, rel));
+        free(p);
+        free(rel);
+    }
+    write_text(p = gr_strf("%s/Makefile", kit), "# stand-in kit: the real library is used\nlib:\n");
+    free(p);
+    /* A snapshot of the kit's headers: the stand-in kit's hash must not follow edits of the
+       real tree while the test runs. */
+    DIR *hd = opendir(LK_TOP_DIR "/common/include/labkit");
+    cr_assert_not_null(hd);
+    struct dirent *e;
+    while ((e = readdir(hd)) != NULL)
+        if (e->d_name[0] != '.') {
+            char *rel = gr_strf("common/include/labkit/%s", e->d_name);
+            copy_in(rel, p = gr_strf("%s/%s", kit, rel));
+            free(p);
+            free(rel);
+        }
+    closedir(hd);
+
+    char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
+    *subs = gr_strf("%s/class", dir);
+    for (size_t i = 0; i < sizeof students / sizeof students[0]; i++) {
+        char *code = gr_replace_all(tmpl, "@MISBEHAVE@", students[i].code);
+        write_text(p = gr_strf("%s/%s/labs/01-fake/kernels.c", *subs, students[i].name), code);
+        free(p);
+        if (i == 0) {
+            write_text(p = gr_strf("%s/solutions/01-fake/kernels.c", kit), code);
+            free(p);
+        }
+        free(code);
+    }
+    free(tmpl);
+    free(lab);
+    return kit;
+}
+
+static gr_json *lab_of(const char *out, const char *student, char **text)
+{
+    char *path = gr_strf("%s/students/%s/report.json", out, student);
+    lk_error err;
+    *text = gr_read_file(path, 1 << 24, NULL, &err);
+    cr_assert_not_null(*text, "%s", err.msg);
+    gr_json *j = gr_json_parse(*text, path, &err);
+    cr_assert_not_null(j, "%s", err.msg);
+    free(path);
+    return j;
+}
+
+static const gr_json *first_lab(const gr_json *j)
+{
+    return gr_json_get(j, "labs")->child;
+}
+
+/* The first check whose status is @p status, or NULL. */
+static const gr_json *check_with(const gr_json *lab, const char *status)
+{
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        if (strcmp(gr_json_str(c, "status"), status) == 0)
+            return c;
+    return NULL;
+}
+
+static int count_files(const char *path, const char *suffix)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += len > strlen(suffix) && strcmp(e->d_name + len - strlen(suffix), suffix) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_the_solution)
+{
+    char *subs;
+    char *kit = make_kit(&subs);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "777",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 70);
+    cr_assert_str_eq(gr_json_str(lab, "seed"), "777");
+    const gr_json *perf = gr_json_get(lab, "performance_measurement");
+    cr_assert(gr_json_get(perf, "measured")->number);
+    cr_assert(gr_json_num(perf, "rounds", 0) >= 3);
+    cr_assert_eq(gr_json_count(gr_json_get(perf, "solution_ms")), (int)gr_json_num(perf, "rounds", 0));
+    double ratio = gr_json_num(gr_json_get(perf, "ratio_to_solution"), "median", 0);
+    cr_assert(ratio > 0.5 && ratio < 2.0, "the same code as the solution runs at %.2f of its speed",
+              ratio);
+    cr_assert(gr_json_get(perf, "serial_extrapolated")->number, "40 steps timed from 5");
+    cr_assert_null(check_with(lab, GR_FAIL), "a check of a correct lab failed");
+    cr_assert(strstr(text, "hidden valley:13x11:779 (30 steps)"),
+              "dataset i (public ones first) gets seed + i: %s", text);
+    cr_assert(strstr(text, "identical to the solution's output"), "performance output checked");
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "wrong", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 0);
+    const gr_json *bad = check_with(lab, GR_FAIL);
+    cr_assert(strstr(gr_json_str(bad, "reason"), "md5"), "%s", gr_json_str(bad, "reason"));
+    cr_assert(strstr(gr_json_str(bad, "detail"), "first differences"), "no explanation: %s",
+              gr_json_str(bad, "detail"));
+    cr_assert(strstr(text, "\"status\":\"not-run\",\"reason\":\"not measured"),
+              "performance is not measured for an incorrect lab");
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "crash", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "crashed: SIGSEGV"), "%s",
+              gr_json_str(lab, "summary"));
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "hang", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "5 s time limit"), "%s",
+              gr_json_str(lab, "summary"));
+    cr_assert(strstr(text, "not run: an earlier run hung"), "later datasets still ran");
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "flood", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "more than 1 MiB to stdout/stderr"), "%s",
+              gr_json_str(lab, "summary"));
+    cr_assert(strstr(gr_json_str(check_with(lab, GR_FAIL), "detail"), "debug: step"),
+              "the head of the output is kept");
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "slow", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT);
+    perf = gr_json_get(lab, "performance_measurement");
+    ratio = gr_json_num(gr_json_get(perf, "ratio_to_solution"), "median", 1);
+    cr_assert(ratio < 0.3, "300 ms of sleep per run, yet %.2f of the solution's speed", ratio);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 70);
+    gr_json_free(j);
+    free(text);
+
+    /* Serial references are cached per dataset: a forced re-run with the same seed adds none. */
+    char *cache = gr_strf("%s/cache/reference/01-fake", out);
+    int refs = count_files(cache, ".json");
+    cr_assert_eq(refs, 4, "%d cached references for 4 datasets", refs);
+    const char *again[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "777",
+                           "--assume-gpu", "stand-in", "--gpu-lock", lock, "--force",
+                           "--only", "good", NULL};
+    int st = gr_test_run_grader(again, log);
+    char *log2 = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(st, 0, "re-run: %s", log2);
+    cr_assert_eq(count_files(cache, ".json"), 4, "the cached references were not reused: %d\n%s", count_files(cache, ".json"), log2);
+    free(log2);
+
+    free(cache);
+    free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}

@@ -1,0 +1,230 @@
+/* The rubric parser: the kit's own rubric, every setting, and malformed rubrics rejected
+   with file:line and what to write. */
+#include <stdio.h>
+#include <string.h>
+
+#include "grader_testing.h"
+#include "labkit/testing.h"
+#include "rubric.h"
+
+/* A complete, valid lab block with one line replaced by @p line (or appended when
+   @p replace is NULL). */
+static const char *const valid_lines[] = {
+    "lab 01-straightforward",
+    "  driver lab01",
+    "  student-file kernels.cu KERNELS",
+    "  entry lab01_gpu_run",
+    "  policy hash course-text",
+    "  public sciddicat-tiny",
+    "  hidden plane:53x37 200",
+    "  performance sciddicat-large 200 serial-steps 5",
+    "  points correctness 70 performance 30",
+    "  curve full 0.8 zero 0.3",
+    "  min-speedup 5",
+    "end",
+    NULL};
+
+static char *rubric_with(const char *replace, const char *line)
+{
+    gr_buf b = {0};
+    for (int i = 0; valid_lines[i]; i++) {
+        if (replace && strncmp(valid_lines[i] + strspn(valid_lines[i], " "), replace,
+                               strlen(replace)) == 0) {
+            if (line)
+                gr_buf_printf(&b, "%s\n", line);
+            continue;
+        }
+        if (!replace && line && strcmp(valid_lines[i], "end") == 0)
+            gr_buf_printf(&b, "%s\n", line);
+        gr_buf_printf(&b, "%s\n", valid_lines[i]);
+    }
+    return gr_buf_take(&b);
+}
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+    gr_rubric r;
+    lk_error err;
+    lk_error_clear(&err);
+    int rc = gr_rubric_parse("rubric.txt", text, &r, &err);
+    cr_assert_eq(rc, -1, "accepted a bad rubric:\n%s", text);
+    cr_assert(strncmp(err.msg, where, strlen(where)) == 0, "message '%s' does not start with '%s'",
+              err.msg, where);
+    cr_assert(strstr(err.msg, what), "message '%s' does not mention '%s'", err.msg, what);
+    cr_assert_eq(r.nlabs, 0);
+}
+
+Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
+{
+    char path[512];
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+                 &err);
+    const gr_lab_rubric *lab = gr_rubric_find(&r, "01-straightforward");
+    cr_assert_not_null(lab);
+    cr_assert_str_eq(lab->driver, "lab01");
+    cr_assert_eq(lab->nfiles, 1);
+    cr_assert_str_eq(lab->files[0].name, "kernels.cu");
+    cr_assert_str_eq(lab->files[0].var, "KERNELS");
+    cr_assert_str_eq(lab->entries[0], "lab01_gpu_run");
+    cr_assert_eq(lab->policy, GR_POLICY_HASH_COURSE_TEXT);
+    cr_assert_eq(lab->points_correct, 70);
+    cr_assert_eq(lab->points_perf, 30);
+    cr_assert_eq(lab->curve_full, 0.8);
+    cr_assert_eq(lab->curve_zero, 0.3);
+    cr_assert_eq(lab->min_speedup, 5);
+    cr_assert(lab->ndatasets >= 2);
+    int hidden = 0;
+    for (int i = 0; i < lab->ndatasets; i++) {
+        hidden += lab->datasets[i].hidden;
+        if (i > 0)
+            cr_assert(lab->datasets[i].hidden >= lab->datasets[i - 1].hidden,
+                      "public datasets must come first");
+    }
+    cr_assert(hidden >= 1, "lab 01 needs hidden datasets");
+    cr_assert(lab->perf.steps > 0 && lab->serial_steps > 0);
+    gr_rubric_free(&r);
+}
+
+Test(rubric, every_setting_is_read)
+{
+    const char *text =
+        "# comment line\n"
+        "lab 07-mpi-split   # trailing comment\n"
+        "  driver lab07\n"
+        "  student-file kernels.cu KERNELS\n"
+        "  student-file exchange.c EXCHANGE\n"
+        "  entry lab07_step lab07_exchange\n"
+        "  policy tolerance 1e-12\n"
+        "  public sciddicat-odd 100\n"
+        "  public valley:9x9:3 7\n"
+        "  hidden valley:101x67 300\n"
+        "  performance plane:512x512:4 50 serial-steps 2\n"
+        "  points correctness 60 performance 40\n"
+        "  credit proportional\n"
+        "  curve full 0.9 zero 0.5\n"
+        "  min-speedup 2.5\n"
+        "  rounds 5 extra 2\n"
+        "  repeat 9\n"
+        "  time-limit run 12 build 90\n"
+        "  forbid-symbol lk_secret lk_swe_*\n"
+        "end\n";
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_parse("r.txt", text, &r, &err), &err);
+    const gr_lab_rubric *lab = &r.labs[0];
+    cr_assert_eq(lab->nfiles, 2);
+    cr_assert_str_eq(lab->files[1].var, "EXCHANGE");
+    cr_assert_eq(lab->nentries, 2);
+    cr_assert_eq(lab->policy, GR_POLICY_TOLERANCE);
+    cr_assert_eq(lab->tolerance, 1e-12);
+    cr_assert_eq(lab->ndatasets, 3);
+    cr_assert_str_eq(lab->datasets[0].name, "sciddicat-odd");
+    cr_assert_eq(lab->datasets[0].steps, 100);
+    cr_assert(lab->datasets[1].generated && !lab->datasets[1].hidden);
+    cr_assert(lab->datasets[2].hidden);
+    cr_assert_eq(lab->datasets[2].line, 10);
+    cr_assert_str_eq(lab->perf.name, "plane:512x512:4");
+    cr_assert_eq(lab->perf.steps, 50);
+    cr_assert_eq(lab->serial_steps, 2);
+    cr_assert_eq(lab->credit_all, 0);
+    cr_assert_eq(lab->rounds, 5);
+    cr_assert_eq(lab->extra_rounds, 2);
+    cr_assert_eq(lab->repeat, 9);
+    cr_assert_eq(lab->limit_run, 12);
+    cr_assert_eq(lab->limit_build, 90);
+    cr_assert_eq(lab->limit_perf, 300, "an unset time limit keeps its default");
+    cr_assert_eq(lab->nforbid, 2);
+    cr_assert(gr_symbol_matches(lab->forbid[1], "lk_swe_serial"));
+    cr_assert(!gr_symbol_matches(lab->forbid[0], "lk_secret2"));
+    gr_rubric_free(&r);
+}
+
+Test(rubric, optional_settings_have_defaults)
+{
+    char *text = rubric_with(NULL, NULL);
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_parse("r.txt", text, &r, &err), &err);
+    cr_assert_eq(r.labs[0].credit_all, 1);
+    cr_assert_eq(r.labs[0].rounds, 3);
+    cr_assert_eq(r.labs[0].extra_rounds, 4);
+    cr_assert_eq(r.labs[0].repeat, 5);
+    cr_assert_eq(r.labs[0].datasets[0].steps, -1, "public steps default to the manifest's");
+    gr_rubric_free(&r);
+    free(text);
+}
+
+Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
+{
+    struct {
+        const char *replace, *line, *where, *what;
+    } cases[] = {
+        {"curve", "  curve full 0.3 zero 0.8", "rubric.txt:10:", "not above zero"},
+        {"curve", "  curve full 0.8", "rubric.txt:10:", "give both"},
+        {"curve", "  curve full fast zero 0.3", "rubric.txt:10:", "not a number"},
+        {"points", "  points correctness 70 style 30", "rubric.txt:9:", "unknown word 'style'"},
+        {"points", "  points correctness 0 performance 0", "rubric.txt:9:", "worth 0 points"},
+        {"min-speedup", "  min-speedup -1", "rubric.txt:11:", "out of range"},
+        {"hidden", "  hidden plane:53x37:9 200", "rubric.txt:7:", "get theirs at grading time"},
+        {"hidden", "  hidden plane:53x37", "rubric.txt:7:", "missing value"},
+        {"hidden", "  hidden plane:53by37 200", "rubric.txt:7:", "not a generator spec"},
+        {"public", "  public valley:9x9:1", "rubric.txt:6:", "no default steps"},
+        {"public", "  public valley:9x9 4", "rubric.txt:6:", "has no seed"},
+        {"public", "  public tiny set", "rubric.txt:6:", "not a whole number"},
+        {"policy", "  policy md5", "rubric.txt:5:", "policy hash course-text"},
+        {"policy", "  policy tolerance 0", "rubric.txt:5:", "above 0"},
+        {"student-file", "  student-file ../kernels.cu KERNELS", "rubric.txt:3:",
+         "not a plain file name"},
+        {"student-file", "  student-file kernels.cu kernels", "rubric.txt:3:",
+         "not a make variable"},
+        {"driver", "  driver", "rubric.txt:2:", "missing value"},
+        {"driver", NULL, "rubric.txt:1:", "no 'driver' line"},
+        {"performance", NULL, "rubric.txt:1:", "no 'performance' line"},
+        {"performance", "  performance sciddicat-large 200", "rubric.txt:8:", "serial-steps"},
+        {"end", NULL, "rubric.txt:1:", "no 'end' before the end of the file"},
+        {"lab", "lab straightforward", "rubric.txt:1:", "not a lab folder name"},
+        {NULL, "  colour blue", "rubric.txt:12:", "unknown key 'colour'"},
+        {NULL, "  min-speedup 3", "rubric.txt:12:", "given twice"},
+        {NULL, "  student-file kernels.cu KERNELS", "rubric.txt:12:", "listed twice"},
+        {NULL, "  public sciddicat-tiny", "rubric.txt:12:", "already listed (line 6)"},
+        {NULL, "lab 02-coalescing", "rubric.txt:12:", "starts before lab 01-straightforward"},
+        {NULL, "  rounds 0", "rubric.txt:12:", "out of range"},
+        {NULL, "  credit some", "rubric.txt:12:", "not a credit rule"},
+        {NULL, "  forbid-symbol lk_*x", "rubric.txt:12:", "not a symbol name"},
+        {NULL, "  time-limit run forever", "rubric.txt:12:", "not a number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = rubric_with(cases[i].replace, cases[i].line);
+        expect_error(text, cases[i].where, cases[i].what);
+        free(text);
+    }
+}
+
+Test(rubric, structure_errors)
+{
+    expect_error("", "rubric.txt", "no lab described");
+    expect_error("# only comments\n\n", "rubric.txt", "no lab described");
+    expect_error("driver lab01\n", "rubric.txt:1:", "outside a lab block");
+    expect_error("end\n", "rubric.txt:1:", "without a 'lab' line");
+    char *text = rubric_with(NULL, NULL);
+    char *twice = gr_strf("%s%s", text, text);
+    expect_error(twice, "rubric.txt:13:", "already described at line 1");
+    char *tail = gr_strf("%send extra\n", text);
+    expect_error(tail, "rubric.txt:13:", "without a 'lab' line");
+    char *ctrl = gr_strf("lab 01-x\x01\n");
+    expect_error(ctrl, "rubric.txt:1:", "control character");
+    free(text);
+    free(twice);
+    free(tail);
+    free(ctrl);
+}
+
+Test(rubric, a_missing_file_is_reported)
+{
+    gr_rubric r;
+    lk_error err;
+    cr_assert_eq(gr_rubric_read("/nonexistent/rubric.txt", &r, &err), -1);
+    cr_assert(strstr(err.msg, "/nonexistent/rubric.txt: cannot open"), "%s", err.msg);
+}

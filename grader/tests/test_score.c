@@ -1,0 +1,109 @@
+/* Scoring: the performance curve, correctness credit, spreads and "inconclusive". */
+#include <math.h>
+#include <string.h>
+
+#include "grader_testing.h"
+#include "score.h"
+
+Test(score, the_curve_is_full_above_full_zero_below_zero_linear_between)
+{
+    cr_assert_eq(gr_curve(1.5, 0.8, 0.3), 1.0);
+    cr_assert_eq(gr_curve(0.8, 0.8, 0.3), 1.0, "full credit at exactly the full point");
+    cr_assert_eq(gr_curve(0.29, 0.8, 0.3), 0.0);
+    cr_assert_eq(gr_curve(0.3, 0.8, 0.3), 0.0, "zero credit at exactly the zero point");
+    cr_assert_float_eq(gr_curve(0.55, 0.8, 0.3), 0.5, 1e-12);
+    cr_assert_float_eq(gr_curve(0.7, 0.8, 0.3), 0.8, 1e-12);
+    cr_assert_eq(gr_curve(NAN, 0.8, 0.3), 0.0, "no measurement, no credit");
+}
+
+Test(score, correctness_credit_all_or_proportional)
+{
+    cr_assert_eq(gr_correctness_points(9, 9, 70, 1), 70);
+    cr_assert_eq(gr_correctness_points(8, 9, 70, 1), 0);
+    cr_assert_float_eq(gr_correctness_points(6, 9, 70, 0), 70.0 * 6 / 9, 1e-12);
+    cr_assert_eq(gr_correctness_points(0, 9, 70, 0), 0);
+    cr_assert_eq(gr_correctness_points(0, 0, 70, 0), 0, "no dataset, no credit");
+}
+
+Test(score, spread_is_the_full_range_for_few_values_and_the_middle_half_for_more)
+{
+    gr_spread s;
+    double three[] = {1.0, 3.0, 2.0};
+    gr_spread_of(three, 3, &s);
+    cr_assert_eq(s.median, 2.0);
+    cr_assert_eq(s.lo, 1.0);
+    cr_assert_eq(s.hi, 3.0);
+    double seven[] = {10, 1, 2, 3, 4, 5, 100};
+    gr_spread_of(seven, 7, &s);
+    cr_assert_eq(s.median, 4.0);
+    cr_assert_float_eq(s.lo, 2.5, 1e-12);
+    cr_assert_float_eq(s.hi, 7.5, 1e-12);
+    cr_assert_eq(seven[0], 10, "the input is not reordered");
+    double four[] = {4, 1, 3, 2};
+    gr_spread_of(four, 4, &s);
+    cr_assert_float_eq(s.median, 2.5, 1e-12);
+}
+
+Test(score, straddling_means_values_on_both_sides_of_the_threshold)
+{
+    gr_spread s = {.median = 0.8, .lo = 0.75, .hi = 0.85, .n = 3};
+    cr_assert(gr_straddles(&s, 0.8));
+    cr_assert(!gr_straddles(&s, 0.7));
+    cr_assert(!gr_straddles(&s, 0.9));
+    gr_spread at = {.median = 0.85, .lo = 0.8, .hi = 0.9, .n = 3};
+    cr_assert(!gr_straddles(&at, 0.8), "all values at or above: decided");
+}
+
+Test(score, fast_student_gets_full_points)
+{
+    double stu[] = {10.0, 10.5, 9.8}, sol[] = {9.0, 9.2, 9.1};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    cr_assert_eq(p.points, 30);
+    cr_assert(!p.inconclusive);
+    cr_assert(p.speedup.median > 400);
+    cr_assert(strstr(p.reason, "full credit"), "%s", p.reason);
+}
+
+Test(score, slow_student_gets_points_on_the_curve_and_none_below_it)
+{
+    double stu[] = {20.0, 20.0, 20.0}, sol[] = {11.0, 11.0, 11.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    cr_assert_float_eq(p.ratio.median, 0.55, 1e-12);
+    cr_assert_float_eq(p.points, 15.0, 1e-9);
+    double slow[] = {100.0, 100.0, 100.0};
+    gr_perf_score_rounds(slow, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    cr_assert_eq(p.points, 0);
+    cr_assert(strstr(p.reason, "no performance points"), "%s", p.reason);
+}
+
+Test(score, below_the_minimum_speedup_no_points_even_if_as_fast_as_the_solution)
+{
+    double stu[] = {100.0, 100.0, 100.0}, sol[] = {100.0, 100.0, 100.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 300.0, 5, 0.8, 0.3, 30, &p);
+    cr_assert_float_eq(p.speedup.median, 3.0, 1e-12);
+    cr_assert_eq(p.points, 0);
+    cr_assert(strstr(p.reason, "below the minimum"), "%s", p.reason);
+}
+
+Test(score, a_spread_across_a_threshold_is_inconclusive_and_scored_from_the_median)
+{
+    /* Ratios 0.75, 0.82, 0.85: they straddle the full-credit point 0.8. */
+    double stu[] = {10.0 / 0.75, 10.0 / 0.82, 10.0 / 0.85}, sol[] = {10.0, 10.0, 10.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 1e6, 5, 0.8, 0.3, 30, &p);
+    cr_assert(p.inconclusive);
+    cr_assert_eq(p.points, 30, "the median 0.82 is above 0.8");
+    cr_assert(strstr(p.reason, "INCONCLUSIVE"), "%s", p.reason);
+}
+
+Test(score, without_a_solution_only_the_minimum_speedup_counts)
+{
+    double stu[] = {10.0, 10.0, 10.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, NULL, 3, 1000.0, 5, 0.8, 0.3, 30, &p);
+    cr_assert_eq(p.points, 30);
+    cr_assert(strstr(p.reason, "provisional"), "%s", p.reason);
+}
