@@ -15,14 +15,16 @@ int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_e
         *out = LK_TERRAIN_VALLEY;
     else if (strcmp(name, "plane") == 0)
         *out = LK_TERRAIN_PLANE;
+    else if (strcmp(name, "dome") == 0)
+        *out = LK_TERRAIN_DOME;
     else
-        return lk_fail(err, "unknown terrain '%s': use 'valley' or 'plane'", name);
+        return lk_fail(err, "unknown terrain '%s': use 'valley', 'plane' or 'dome'", name);
     return 0;
 }
 
 const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t)
 {
-    return t == LK_TERRAIN_PLANE ? "plane" : "valley";
+    return t == LK_TERRAIN_PLANE ? "plane" : t == LK_TERRAIN_DOME ? "dome" : "valley";
 }
 
 int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err)
@@ -93,12 +95,14 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
         return lk_fail(err, "generator: %d x %d is not a grid: rows and cols must be >= 1",
                        rows, cols);
     const int valley = spec->terrain == LK_TERRAIN_VALLEY;
+    const int dome = spec->terrain == LK_TERRAIN_DOME;
     const double cellsize = 10.0;
     const double drop_per_row = valley ? 1.0 : 8.0; /* metres per cell southwards */
     const double centre_j = (cols - 1) / 2.0;
     const double half_width = cols > 1 ? (cols - 1) / 2.0 : 1.0;
-    /* The blob sits near the top of the valley, mid-way down the plane. */
-    const double blob_i = (rows - 1) * (valley ? 0.15 : 0.4);
+    /* The blob sits near the top of the valley, mid-way down the plane, on top of the dome. */
+    const double blob_i = (rows - 1) * (valley ? 0.15 : dome ? 0.5 : 0.4);
+    const double centre_i = (rows - 1) / 2.0;
     const double min_dim = rows < cols ? rows : cols;
     const double blob_r = min_dim * 0.06 > 1.5 ? min_dim * 0.06 : 1.5;
 
@@ -111,7 +115,15 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
             const double basin_i = 0.6 * (rows - 1), basin_len = (rows - 1) - basin_i;
             if (valley && i > basin_i)
                 z += 1.5 * drop_per_row * (i - basin_i) * (i - basin_i) / basin_len;
-            if (valley)
+            if (dome) {
+                /* A square pyramid, 4 m lower per cell away from the centre (the larger of
+                   the row and column distance): its four faces end on the four borders. */
+                double di_c = i > centre_i ? i - centre_i : centre_i - i;
+                double dj_c = j > centre_j ? j - centre_j : centre_j - j;
+                z = 1000.0 - 4.0 * (di_c > dj_c ? di_c : dj_c) +
+                    1.5 * value_noise(spec->seed, 1, i, j, 8) +
+                    0.4 * value_noise(spec->seed, 2, i, j, 3);
+            } else if (valley)
                 z += 20.0 * dx * dx + 5.0 * value_noise(spec->seed, 1, i, j, 24) +
                      1.0 * value_noise(spec->seed, 2, i, j, 6);
             else

@@ -6,7 +6,7 @@ int main(int argc, char **argv)
     const lk_sciddicat_lab lab = {
         .name = LK_LAB,
         .run = lab01_gpu_run,
-        .launch = {.block_x = 32, .block_y = 8},
+        .launch = {.block_x = 128, .block_y = 2},
         .standard_dataset = "sciddicat-course-size",
         .bench_dataset = "sciddicat-large",
         .bench_steps = 200,

@@ -133,7 +133,9 @@ typedef struct lk_sciddicat {
 /** Terrain kinds the generator makes. */
 typedef enum lk_sciddicat_terrain {
     LK_TERRAIN_VALLEY, /**< A noisy valley descending southwards, debris blob near the top. */
-    LK_TERRAIN_PLANE   /**< A steep noisy plane; the flow reaches the southern border. */
+    LK_TERRAIN_PLANE,  /**< A steep noisy plane; the flow reaches the southern border. */
+    LK_TERRAIN_DOME    /**< A noisy square pyramid, debris on its top: it leaves through all
+                            four borders. */
 } lk_sciddicat_terrain;
 
 /** What the generator makes: deterministic from these fields alone, on every platform. */
@@ -144,7 +146,7 @@ typedef struct lk_sciddicat_spec {
     unsigned long long seed;      /**< Seed of the noise. */
 } lk_sciddicat_spec;
 
-/** Parse a terrain name ("valley", "plane"). */
+/** Parse a terrain name ("valley", "plane", "dome"). */
 int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err);
 /** Name of a terrain kind. */
 const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t);

@@ -1,0 +1,149 @@
+/* Lab 04 harness (read-only): variant and tile handling, device buffers and the step loop.
+   The student's launchers (kernels.cu) only launch kernels on buffers owned here. */
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+
+static const char *const variant_names[LAB04_NVARIANTS] = {"halo", "nohalo", "fused"};
+
+int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err)
+{
+    if (!name || !name[0]) {
+        *out = LAB04_DEFAULT_VARIANT;
+        return 0;
+    }
+    for (int v = 0; v < LAB04_NVARIANTS; v++)
+        if (strcmp(name, variant_names[v]) == 0) {
+            *out = (lab04_variant)v;
+            return 0;
+        }
+    return lk_fail(err, "--variant %s: unknown variant: use halo, nohalo or fused", name);
+}
+
+const char *lab04_variant_name(lab04_variant variant)
+{
+    return (int)variant >= 0 && (int)variant < LAB04_NVARIANTS ? variant_names[variant] : "?";
+}
+
+/* Halo and fused tiles leave room for the ring in a 32 x 8 / 32 x 16 block of whole warps. */
+void lab04_default_tile(lab04_variant variant, int *tile_x, int *tile_y)
+{
+    switch (variant) {
+    case LAB04_NOHALO: *tile_x = 32; *tile_y = 8; break;
+    case LAB04_FUSED: *tile_x = 30; *tile_y = 14; break;
+    default: *tile_x = 30; *tile_y = 6; break;
+    }
+}
+
+void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
+                         int *block_y)
+{
+    int ring = variant == LAB04_NOHALO ? 0 : 2;
+    *block_x = tile_x + ring;
+    *block_y = tile_y + ring;
+}
+
+int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err)
+{
+    if (tile_x < 1 || tile_y < 1 || tile_x > LAB04_MAX_BLOCK_THREADS ||
+        tile_y > LAB04_MAX_BLOCK_THREADS)
+        return lk_fail(err, "--tile %dx%d: each side of a tile must be between 1 and %d",
+                       tile_x, tile_y, LAB04_MAX_BLOCK_THREADS);
+    int bx, by;
+    lab04_block_of_tile(variant, tile_x, tile_y, &bx, &by);
+    if ((long)bx * by > LAB04_MAX_BLOCK_THREADS)
+        return lk_fail(err, "--tile %dx%d: the %s variant's block is %s, %dx%d = %ld threads, "
+                            "more than %d: use a smaller tile",
+                       tile_x, tile_y, lab04_variant_name(variant),
+                       variant == LAB04_NOHALO ? "the tile" : "the tile plus a one-cell ring",
+                       bx, by, (long)bx * by, LAB04_MAX_BLOCK_THREADS);
+    return 0;
+}
+
+/* A launcher that fails must say why; one that returns -1 silently gets a message here. */
+static int student_call(int rc, const char *what, lk_error *err)
+{
+    if (rc == 0)
+        return 0;
+    if (rc == LAB04_NOT_ATTEMPTED)
+        return lk_fail(err, "%s returned LAB04_NOT_ATTEMPTED: the fused variant is the stretch "
+                            "task (TODO 8 in kernels.cu); use --variant halo or nohalo", what);
+    if (!err->msg[0])
+        return lk_fail(err, "%s returned %d without a message: fill err (LK_LAUNCH_TRY, "
+                            "lk_fail) so the failure can be explained", what, rc);
+    return -1;
+}
+
+/* Like LK_CUDA_TRY, but leaves through the cleanup below instead of returning. */
+#define CUDA_GO(call)                                                                       \
+    do {                                                                                    \
+        cudaError_t code_ = (call);                                                         \
+        if (code_ != cudaSuccess) {                                                         \
+            lk_cuda_fail(err, code_, #call, __FILE__, __LINE__);                            \
+            goto done;                                                                      \
+        }                                                                                   \
+    } while (0)
+
+int lab04_gpu_run(int rows, int cols, const double *z, const double *h_in, double *h_out,
+                  int steps, const lk_launch *launch, lk_error *err)
+{
+    lab04_variant variant = LAB04_DEFAULT_VARIANT;
+    int tile_x = launch->tile_x, tile_y = launch->tile_y;
+    lk_error_clear(err);
+    if (lab04_variant_parse(launch->variant, &variant, err) != 0)
+        return -1;
+    if (tile_x == 0 && tile_y == 0)
+        lab04_default_tile(variant, &tile_x, &tile_y);
+    if (lab04_check_tile(variant, tile_x, tile_y, err) != 0)
+        return -1;
+
+    const size_t n = (size_t)rows * (size_t)cols, bytes = n * sizeof(double);
+    const int fused = variant == LAB04_FUSED;
+    double *d_z = NULL, *d_h[2] = {NULL, NULL}, *d_Sf = NULL;
+    int rc = -1, cur = 0;
+    CUDA_GO(cudaMalloc((void **)&d_z, bytes));
+    CUDA_GO(cudaMalloc((void **)&d_h[0], bytes));
+    CUDA_GO(cudaMemcpy(d_z, z, bytes, cudaMemcpyHostToDevice));
+    CUDA_GO(cudaMemcpy(d_h[0], h_in, bytes, cudaMemcpyHostToDevice));
+    if (fused) {
+        /* Ping-pong: the border cells, which no step writes, must be right in both buffers. */
+        CUDA_GO(cudaMalloc((void **)&d_h[1], bytes));
+        CUDA_GO(cudaMemcpy(d_h[1], h_in, bytes, cudaMemcpyHostToDevice));
+    } else {
+        CUDA_GO(cudaMalloc((void **)&d_Sf, LK_SCIDDICAT_NFLOWS * bytes));
+    }
+
+    if (rows >= 3 && cols >= 3) {
+        for (int s = 0; s < steps; s++) {
+            if (fused) {
+                if (student_call(lab04_fused_step(tile_x, tile_y, rows, cols, d_z, d_h[cur],
+                                                  d_h[1 - cur], err),
+                                 "lab04_fused_step", err) != 0)
+                    goto done;
+                cur = 1 - cur;
+                continue;
+            }
+            /* Reset: zeroing the border outflows too is harmless, they are always zero. */
+            CUDA_GO(cudaMemsetAsync(d_Sf, 0, LK_SCIDDICAT_NFLOWS * bytes, 0));
+            if (student_call(lab04_flows(variant, tile_x, tile_y, rows, cols, d_z, d_h[0], d_Sf,
+                                         err), "lab04_flows", err) != 0 ||
+                student_call(lab04_width(variant, tile_x, tile_y, rows, cols, d_h[0], d_Sf, err),
+                             "lab04_width", err) != 0)
+                goto done;
+        }
+    }
+    /* Errors inside the kernels (an out-of-bounds access) surface here, not at the launch. */
+    CUDA_GO(cudaDeviceSynchronize());
+    CUDA_GO(cudaMemcpy(h_out, d_h[cur], bytes, cudaMemcpyDeviceToHost));
+    rc = 0;
+done:
+    /* After a kernel fault every call fails: keep the first message, free what we can. */
+    cudaFree(d_z);
+    cudaFree(d_h[0]);
+    cudaFree(d_h[1]);
+    cudaFree(d_Sf);
+    return rc;
+}

@@ -1,0 +1,18 @@
+/* Lab 04 driver (read-only): the shared SciddicaT driver with this lab's harness, which runs
+   the variant and tile chosen with --variant halo|nohalo|fused and --tile WxH. */
+#include "lab.h"
+
+int main(int argc, char **argv)
+{
+    const lk_sciddicat_lab lab = {
+        .name = LK_LAB,
+        .run = lab04_gpu_run,
+        /* The block follows from the tile (lab04_block_of_tile); --block is not used. */
+        .launch = {.block_x = 32, .block_y = 8},
+        .standard_dataset = "sciddicat-course-size",
+        .bench_dataset = "sciddicat-large",
+        .bench_steps = 200,
+        .bench_serial_steps = 5,
+    };
+    return lk_sciddicat_driver(argc, argv, &lab);
+}

@@ -1,0 +1,266 @@
+// Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, and a
+// fused one-kernel step. The arithmetic is the shared per-cell code (lab04_cell_flows,
+// lab04_cell_width), so every variant equals the serial reference bit for bit.
+//
+// Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
+// round up, so a last partial tile is handled by the bounds checks, for any domain size.
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+
+// ---- Variant 1: halo. The block is the tile plus a one-cell ring; thread (lx, ly) stages
+// cell (by*ty + ly, bx*tx + lx), i.e. the tile shifted by -1, and only inner threads compute.
+
+__global__ void flows_halo(int rows, int cols, const double *__restrict__ z,
+                           const double *__restrict__ h, double *__restrict__ Sf)
+{
+    extern __shared__ double smem[];
+    const int bw = blockDim.x, bh = blockDim.y, lx = threadIdx.x, ly = threadIdx.y;
+    double *s_z = smem, *s_h = smem + bw * bh;
+    const int i = blockIdx.y * (bh - 2) + ly, j = blockIdx.x * (bw - 2) + lx;
+    const int s = ly * bw + lx;
+    const size_t at = lk_sciddicat_at(i, j, cols);
+    const bool inside = i < rows && j < cols;
+    s_z[s] = inside ? z[at] : 0.0; // out of the domain: a neutral value, never used
+    s_h[s] = inside ? h[at] : 0.0;
+    __syncthreads();
+    if (lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1 || i >= rows - 1 || j >= cols - 1)
+        return;
+    const double zn[5] = {s_z[s], s_z[s - bw], s_z[s - 1], s_z[s + 1], s_z[s + bw]};
+    const double hn[5] = {s_h[s], s_h[s - bw], s_h[s - 1], s_h[s + 1], s_h[s + bw]};
+    double f[LK_SCIDDICAT_NFLOWS];
+    lab04_cell_flows(zn, hn, f);
+    const size_t layer = (size_t)rows * cols;
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        Sf[k * layer + at] = f[k];
+}
+
+// Each thread stages the outflows its cell contributes to the tile: all four for a tile cell,
+// only the one pointing into the tile for a ring cell (South for the North ring row, ...).
+__global__ void width_halo(int rows, int cols, double *__restrict__ h,
+                           const double *__restrict__ Sf)
+{
+    extern __shared__ double s_f[]; // four layers of blockDim.x * blockDim.y
+    const int bw = blockDim.x, bh = blockDim.y, lx = threadIdx.x, ly = threadIdx.y;
+    const int nb = bw * bh;
+    const int i = blockIdx.y * (bh - 2) + ly, j = blockIdx.x * (bw - 2) + lx;
+    const int s = ly * bw + lx;
+    const size_t layer = (size_t)rows * cols, at = lk_sciddicat_at(i, j, cols);
+    const bool inside = i < rows && j < cols;
+    const bool north = ly == 0, south = ly == bh - 1, west = lx == 0, east = lx == bw - 1;
+    if (!north && !south && !west && !east) {
+        for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+            s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+    } else if (!west && !east) {
+        const int k = north ? 3 : 0;
+        s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+    } else if (!north && !south) {
+        const int k = west ? 2 : 1;
+        s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+    }
+    __syncthreads();
+    if (north || south || west || east || i >= rows - 1 || j >= cols - 1)
+        return;
+    const double out[4] = {s_f[s], s_f[nb + s], s_f[2 * nb + s], s_f[3 * nb + s]};
+    const double in[4] = {s_f[3 * nb + s - bw], s_f[2 * nb + s - 1], s_f[nb + s + 1],
+                          s_f[s + bw]};
+    h[at] = lab04_cell_width(h[at], in, out);
+}
+
+// ---- Variant 2: no halo. The block is the tile; a neighbour outside it comes from global
+// memory (in practice from L1/L2, where the neighbouring block's loads left it).
+
+__global__ void flows_nohalo(int rows, int cols, const double *__restrict__ z,
+                             const double *__restrict__ h, double *__restrict__ Sf)
+{
+    extern __shared__ double smem[];
+    const int bw = blockDim.x, bh = blockDim.y, lx = threadIdx.x, ly = threadIdx.y;
+    double *s_z = smem, *s_h = smem + bw * bh;
+    const int i = 1 + blockIdx.y * bh + ly, j = 1 + blockIdx.x * bw + lx;
+    const int s = ly * bw + lx;
+    const size_t at = lk_sciddicat_at(i, j, cols);
+    const bool inside = i < rows && j < cols;
+    s_z[s] = inside ? z[at] : 0.0;
+    s_h[s] = inside ? h[at] : 0.0;
+    __syncthreads();
+    if (i >= rows - 1 || j >= cols - 1)
+        return;
+    const double zn[5] = {s_z[s], ly > 0 ? s_z[s - bw] : z[at - cols], lx > 0 ? s_z[s - 1] : z[at - 1],
+                          lx < bw - 1 ? s_z[s + 1] : z[at + 1], ly < bh - 1 ? s_z[s + bw] : z[at + cols]};
+    const double hn[5] = {s_h[s], ly > 0 ? s_h[s - bw] : h[at - cols], lx > 0 ? s_h[s - 1] : h[at - 1],
+                          lx < bw - 1 ? s_h[s + 1] : h[at + 1], ly < bh - 1 ? s_h[s + bw] : h[at + cols]};
+    double f[LK_SCIDDICAT_NFLOWS];
+    lab04_cell_flows(zn, hn, f);
+    const size_t layer = (size_t)rows * cols;
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        Sf[k * layer + at] = f[k];
+}
+
+__global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
+                             const double *__restrict__ Sf)
+{
+    extern __shared__ double s_f[]; // four layers of the tile
+    const int bw = blockDim.x, bh = blockDim.y, lx = threadIdx.x, ly = threadIdx.y;
+    const int nb = bw * bh;
+    const int i = 1 + blockIdx.y * bh + ly, j = 1 + blockIdx.x * bw + lx;
+    const int s = ly * bw + lx;
+    const size_t layer = (size_t)rows * cols, at = lk_sciddicat_at(i, j, cols);
+    const bool inside = i < rows && j < cols;
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+    __syncthreads();
+    if (i >= rows - 1 || j >= cols - 1)
+        return;
+    const double out[4] = {s_f[s], s_f[nb + s], s_f[2 * nb + s], s_f[3 * nb + s]};
+    const double in[4] = {ly > 0 ? s_f[3 * nb + s - bw] : Sf[3 * layer + at - cols],
+                          lx > 0 ? s_f[2 * nb + s - 1] : Sf[2 * layer + at - 1],
+                          lx < bw - 1 ? s_f[nb + s + 1] : Sf[layer + at + 1],
+                          ly < bh - 1 ? s_f[s + bw] : Sf[at + cols]};
+    h[at] = lab04_cell_width(h[at], in, out);
+}
+
+// ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
+// are staged for the tile plus two rings, the outflows of the tile plus one ring are computed
+// into shared memory (0 for border cells: the reset folded in), then the tile's width update
+// writes h_out. Global traffic per cell and step: read z and h, write h (24 B instead of 128).
+
+// The bounds keep it within 64 registers, so a 32x32 block launches on every supported GPU.
+__global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const double *__restrict__ z,
+                                                   const double *__restrict__ h_in,
+                                                   double *__restrict__ h_out)
+{
+    extern __shared__ double smem[];
+    const int bw = blockDim.x, bh = blockDim.y, lx = threadIdx.x, ly = threadIdx.y;
+    const int pw = bw + 2, ph = bh + 2, nb = bw * bh;
+    double *s_z = smem, *s_h = smem + pw * ph, *s_f = smem + 2 * pw * ph;
+    // Shared (0, 0) is cell (i0, j0), two cells before the tile's first interior cell.
+    const int i0 = blockIdx.y * (bh - 2) - 1, j0 = blockIdx.x * (bw - 2) - 1;
+    for (int r = ly; r < ph; r += bh)
+        for (int c = lx; c < pw; c += bw) {
+            const int gi = i0 + r, gj = j0 + c;
+            const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
+            const size_t at = inside ? lk_sciddicat_at(gi, gj, cols) : 0;
+            s_z[r * pw + c] = inside ? z[at] : 0.0;
+            s_h[r * pw + c] = inside ? h_in[at] : 0.0;
+        }
+    __syncthreads();
+
+    const int i = i0 + 1 + ly, j = j0 + 1 + lx; // this thread's cell: tile or first ring
+    const int sp = (ly + 1) * pw + lx + 1, s = ly * bw + lx;
+    const bool corner = (lx == 0 || lx == bw - 1) && (ly == 0 || ly == bh - 1);
+    double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
+    if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1) {
+        const double zn[5] = {s_z[sp], s_z[sp - pw], s_z[sp - 1], s_z[sp + 1], s_z[sp + pw]};
+        const double hn[5] = {s_h[sp], s_h[sp - pw], s_h[sp - 1], s_h[sp + 1], s_h[sp + pw]};
+        lab04_cell_flows(zn, hn, f);
+    }
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        s_f[k * nb + s] = f[k];
+    __syncthreads();
+
+    if (lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1 || i >= rows - 1 || j >= cols - 1)
+        return;
+    const double out[4] = {s_f[s], s_f[nb + s], s_f[2 * nb + s], s_f[3 * nb + s]};
+    const double in[4] = {s_f[3 * nb + s - bw], s_f[2 * nb + s - 1], s_f[nb + s + 1],
+                          s_f[s + bw]};
+    h_out[lk_sciddicat_at(i, j, cols)] = lab04_cell_width(s_h[sp], in, out);
+}
+
+// ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
+// disagree.
+
+static int launch_shape(lab04_variant variant, lab04_process process, int tile_x, int tile_y,
+                        lab04_kernel_info *out, lk_error *err)
+{
+    const size_t d = sizeof(double);
+    const size_t ring = (size_t)(tile_x + 2) * (tile_y + 2), tile = (size_t)tile_x * tile_y;
+    if (variant == LAB04_HALO && process == LAB04_FLOWS)
+        *out = (lab04_kernel_info){(const void *)flows_halo, tile_x + 2, tile_y + 2, 2 * ring * d};
+    else if (variant == LAB04_HALO && process == LAB04_WIDTH)
+        *out = (lab04_kernel_info){(const void *)width_halo, tile_x + 2, tile_y + 2,
+                                   LK_SCIDDICAT_NFLOWS * ring * d};
+    else if (variant == LAB04_NOHALO && process == LAB04_FLOWS)
+        *out = (lab04_kernel_info){(const void *)flows_nohalo, tile_x, tile_y, 2 * tile * d};
+    else if (variant == LAB04_NOHALO && process == LAB04_WIDTH)
+        *out = (lab04_kernel_info){(const void *)width_nohalo, tile_x, tile_y,
+                                   LK_SCIDDICAT_NFLOWS * tile * d};
+    else if (variant == LAB04_FUSED && process == LAB04_STEP)
+        *out = (lab04_kernel_info){(const void *)step_fused, tile_x + 2, tile_y + 2,
+                                   (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
+                                    LK_SCIDDICAT_NFLOWS * ring) * d};
+    else
+        return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
+                       lab04_variant_name(variant), (int)process);
+    return 0;
+}
+
+// Blocks cover the interior, rounded up: a partial last tile in each direction.
+static dim3 grid_of(int rows, int cols, int tile_x, int tile_y)
+{
+    return dim3((cols - 2 + tile_x - 1) / tile_x, (rows - 2 + tile_y - 1) / tile_y);
+}
+
+// Above 48 KiB of dynamic shared memory a kernel must opt in: fused tiles from about 30x30.
+static int allow_shared(const lab04_kernel_info *k, lk_error *err)
+{
+    if (k->dynamic_shared_bytes > 48 * 1024)
+        LK_CUDA_TRY(err, cudaFuncSetAttribute(k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)k->dynamic_shared_bytes));
+    return 0;
+}
+
+extern "C" int lab04_flows(lab04_variant variant, int tile_x, int tile_y, int rows, int cols,
+                           const double *d_z, const double *d_h, double *d_Sf, lk_error *err)
+{
+    lab04_kernel_info k = {};
+    if (rows < 3 || cols < 3)
+        return 0;
+    if (launch_shape(variant, LAB04_FLOWS, tile_x, tile_y, &k, err) != 0)
+        return -1;
+    const dim3 grid = grid_of(rows, cols, tile_x, tile_y), block(k.block_x, k.block_y);
+    if (variant == LAB04_HALO)
+        flows_halo<<<grid, block, k.dynamic_shared_bytes>>>(rows, cols, d_z, d_h, d_Sf);
+    else
+        flows_nohalo<<<grid, block, k.dynamic_shared_bytes>>>(rows, cols, d_z, d_h, d_Sf);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
+
+extern "C" int lab04_width(lab04_variant variant, int tile_x, int tile_y, int rows, int cols,
+                           double *d_h, const double *d_Sf, lk_error *err)
+{
+    lab04_kernel_info k = {};
+    if (rows < 3 || cols < 3)
+        return 0;
+    if (launch_shape(variant, LAB04_WIDTH, tile_x, tile_y, &k, err) != 0)
+        return -1;
+    const dim3 grid = grid_of(rows, cols, tile_x, tile_y), block(k.block_x, k.block_y);
+    if (variant == LAB04_HALO)
+        width_halo<<<grid, block, k.dynamic_shared_bytes>>>(rows, cols, d_h, d_Sf);
+    else
+        width_nohalo<<<grid, block, k.dynamic_shared_bytes>>>(rows, cols, d_h, d_Sf);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
+
+extern "C" int lab04_fused_step(int tile_x, int tile_y, int rows, int cols, const double *d_z,
+                                const double *d_h_in, double *d_h_out, lk_error *err)
+{
+    lab04_kernel_info k = {};
+    if (rows < 3 || cols < 3)
+        return 0;
+    if (launch_shape(LAB04_FUSED, LAB04_STEP, tile_x, tile_y, &k, err) != 0 ||
+        allow_shared(&k, err) != 0)
+        return -1;
+    step_fused<<<grid_of(rows, cols, tile_x, tile_y), dim3(k.block_x, k.block_y),
+                 k.dynamic_shared_bytes>>>(rows, cols, d_z, d_h_in, d_h_out);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
+
+extern "C" int lab04_describe_kernel(lab04_variant variant, lab04_process process,
+                                     int tile_x, int tile_y, lab04_kernel_info *out,
+                                     lk_error *err)
+{
+    return launch_shape(variant, process, tile_x, tile_y, out, err);
+}
