@@ -117,6 +117,28 @@ const lk_manifest_entry *lk_manifest_find(const lk_manifest *m, const char *name
     return NULL;
 }
 
+const lk_manifest_entry *lk_manifest_find_model(const lk_manifest *m, const char *path,
+                                                const char *name, const char *model,
+                                                lk_error *err)
+{
+    const lk_manifest_entry *e = lk_manifest_find(m, name);
+    if (!e) {
+        char known[512] = "";
+        for (int i = 0; i < m->n; i++)
+            if (strcmp(m->e[i].model, model) == 0 &&
+                strlen(known) + strlen(m->e[i].name) + 2 < sizeof known)
+                strcat(strcat(known, " "), m->e[i].name);
+        lk_fail(err, "%s: no dataset named '%s': known %s datasets:%s", path, name, model, known);
+        return NULL;
+    }
+    if (strcmp(e->model, model) != 0) {
+        lk_fail(err, "%s:%d: dataset '%s' is for model '%s', not %s", path, e->line, name,
+                e->model, model);
+        return NULL;
+    }
+    return e;
+}
+
 void lk_manifest_free(lk_manifest *m)
 {
     free(m->e);

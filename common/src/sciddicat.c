@@ -260,20 +260,9 @@ int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sc
     if (lk_manifest_read(manifest_path, &m, err) != 0)
         return -1;
     int rc = -1;
-    const lk_manifest_entry *e = lk_manifest_find(&m, name);
+    const lk_manifest_entry *e = lk_manifest_find_model(&m, manifest_path, name, "sciddicat", err);
     lk_sciddicat_spec spec;
-    if (!e) {
-        char known[512] = "";
-        for (int i = 0; i < m.n; i++)
-            if (strcmp(m.e[i].model, "sciddicat") == 0 &&
-                strlen(known) + strlen(m.e[i].name) + 2 < sizeof known)
-                strcat(strcat(known, " "), m.e[i].name);
-        lk_fail(err, "%s: no dataset named '%s': known SciddicaT datasets:%s", manifest_path,
-                name, known);
-    } else if (strcmp(e->model, "sciddicat") != 0)
-        lk_fail(err, "%s:%d: dataset '%s' is for model '%s', not sciddicat", manifest_path,
-                e->line, name, e->model);
-    else if (e->stored) {
+    if (e && e->stored) {
         char dir[4096], header[4200], dem[4200], source[4200];
         snprintf(dir, sizeof dir, "%s", manifest_path);
         char *slash = strrchr(dir, '/');
@@ -285,7 +274,7 @@ int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sc
         snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
         snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
         rc = lk_sciddicat_load(header, dem, source, sim, err);
-    } else {
+    } else if (e) {
         lk_error sub;
         if (lk_sciddicat_spec_parse(e->spec, &spec, &sub) != 0)
             lk_fail(err, "%s:%d: %s", manifest_path, e->line, sub.msg);

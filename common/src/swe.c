@@ -215,22 +215,11 @@ int lk_swe_load_dataset(const char *manifest_path, const char *name, lk_swe *sim
     if (lk_manifest_read(manifest_path, &m, err) != 0)
         return -1;
     int rc = -1;
-    const lk_manifest_entry *e = lk_manifest_find(&m, name);
-    if (!e) {
-        char known[512] = "";
-        for (int i = 0; i < m.n; i++)
-            if (strcmp(m.e[i].model, "swe") == 0 &&
-                strlen(known) + strlen(m.e[i].name) + 2 < sizeof known)
-                strcat(strcat(known, " "), m.e[i].name);
-        lk_fail(err, "%s: no dataset named '%s': known shallow-water datasets:%s", manifest_path,
-                name, known);
-    } else if (strcmp(e->model, "swe") != 0)
-        lk_fail(err, "%s:%d: dataset '%s' is for model '%s', not swe", manifest_path, e->line,
-                name, e->model);
-    else if (e->stored)
+    const lk_manifest_entry *e = lk_manifest_find_model(&m, manifest_path, name, "swe", err);
+    if (e && e->stored)
         lk_fail(err, "%s:%d: dataset '%s' is marked stored, but shallow-water datasets are "
                      "always generated from their spec: write no", manifest_path, e->line, name);
-    else {
+    else if (e) {
         lk_swe_spec spec;
         lk_error sub;
         if (lk_swe_spec_parse(e->spec, &spec, &sub) != 0)

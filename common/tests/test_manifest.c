@@ -72,3 +72,19 @@ Test(manifest, missing_file_is_an_error)
     cr_assert_eq(lk_manifest_read("/nonexistent/MANIFEST", &m, &err), -1);
     cr_assert(strstr(err.msg, "/nonexistent/MANIFEST: cannot open"), "%s", err.msg);
 }
+
+Test(manifest, find_model_explains_unknown_names_and_wrong_models, .init = lk_tmpdir_make,
+     .fini = lk_tmpdir_remove)
+{
+    lk_manifest m;
+    lk_error err;
+    const char *path = write_manifest("a sciddicat valley:3x3:1 1 yes " MD5 "\n"
+                                      "b swe dam:5x5 1 no " MD5 "\n");
+    LK_ASSERT_OK(lk_manifest_read(path, &m, &err), &err);
+    cr_assert_not_null(lk_manifest_find_model(&m, path, "a", "sciddicat", &err));
+    cr_assert_null(lk_manifest_find_model(&m, path, "c", "sciddicat", &err));
+    cr_assert(strstr(err.msg, "no dataset named 'c': known sciddicat datasets: a"), "%s", err.msg);
+    cr_assert_null(lk_manifest_find_model(&m, path, "b", "sciddicat", &err));
+    cr_assert(strstr(err.msg, ":2: dataset 'b' is for model 'swe', not sciddicat"), "%s", err.msg);
+    lk_manifest_free(&m);
+}

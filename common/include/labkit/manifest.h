@@ -41,6 +41,14 @@ typedef struct lk_manifest {
 int lk_manifest_read(const char *path, lk_manifest *m, lk_error *err);
 /** The entry called @p name, or NULL. */
 const lk_manifest_entry *lk_manifest_find(const lk_manifest *m, const char *name);
+/**
+ * The entry called @p name for model @p model, or NULL with @p err saying that there is no
+ * such dataset (listing the model's datasets) or that it belongs to another model.
+ * @p path is the manifest's path, for the messages.
+ */
+const lk_manifest_entry *lk_manifest_find_model(const lk_manifest *m, const char *path,
+                                                const char *name, const char *model,
+                                                lk_error *err);
 /** Free a manifest (safe on a zeroed struct). */
 void lk_manifest_free(lk_manifest *m);
 
