@@ -84,6 +84,9 @@ bench: lib tools
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
 
+slides:
+	@echo "make slides: no deck is written yet; see slides/README.md (the handouts carry the material)" >&2; exit 1
+
 handout:
 	@tools/make-handout.sh $(LK_BUILD)/handout
 
