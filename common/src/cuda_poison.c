@@ -11,8 +11,6 @@ static int poisoning;
 
 void lk_poison_device_allocations(int on) { poisoning = on; }
 
-int lk_poisoning_device_allocations(void) { return poisoning; }
-
 cudaError_t __wrap_cudaMalloc(void **ptr, size_t size)
 {
     cudaError_t code = __real_cudaMalloc(ptr, size);

@@ -72,9 +72,6 @@ int lk_gpu_poison(void *d, size_t bytes, lk_error *err);
  */
 void lk_poison_device_allocations(int on);
 
-/** Is allocation poisoning on? */
-int lk_poisoning_device_allocations(void);
-
 /**
  * Measure device-to-device copy bandwidth (bytes read + written per second) with a
  * cudaMemcpy of @p bytes, median of @p repeats after a warm-up.
