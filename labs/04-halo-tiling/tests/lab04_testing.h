@@ -196,6 +196,28 @@ static inline void lab04_serial_flows(int rows, int cols, const double *z, const
 
 /* ---- Exactly-once checks ------------------------------------------------------------- */
 
+/**
+ * Input of a one-call flows check: Sf as the reset leaves it (zeros inside) but with the
+ * border outflows poisoned, so that a border outflow written shows; @p expected receives
+ * the serial flows of that input.
+ */
+static inline void lab04_flows_input(int rows, int cols, const double *z, const double *h,
+                                     double *Sf, double *expected)
+{
+    const size_t nf = (size_t)LK_SCIDDICAT_NFLOWS * rows * cols;
+    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < cols; j++) {
+                const size_t at = lk_sciddicat_flow_at(k, i, j, rows, cols);
+                if (lab04_interior(i, j, rows, cols))
+                    Sf[at] = 0.0;
+                else
+                    lk_poison(&Sf[at], 1);
+            }
+    memcpy(expected, Sf, nf * sizeof *Sf);
+    lab04_serial_flows(rows, cols, z, h, expected);
+}
+
 static inline int lab04_same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Bad cells of one kind: how many, where, and the first few. */

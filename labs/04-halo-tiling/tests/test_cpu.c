@@ -340,17 +340,7 @@ static size_t planted_flows(planted bug, int rows, int cols, int tx, int ty, cha
     double *Sf = malloc(nf * sizeof *Sf), *expected = malloc(nf * sizeof *expected);
     cr_assert(z && h && Sf && expected, "out of memory");
     lab04_random_state(rows, cols, 3, z, h);
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-        for (int i = 0; i < rows; i++)
-            for (int j = 0; j < cols; j++) {
-                const size_t at = lk_sciddicat_flow_at(k, i, j, rows, cols);
-                if (lab04_interior(i, j, rows, cols))
-                    Sf[at] = 0.0;
-                else
-                    lk_poison(&Sf[at], 1);
-            }
-    memcpy(expected, Sf, nf * sizeof *Sf);
-    lab04_serial_flows(rows, cols, z, h, expected);
+    lab04_flows_input(rows, cols, z, h, Sf, expected);
     flows_ctx c = {rows, cols, z, h, Sf};
     /* Writes of a planted border row beyond the last layer are not possible here: keep the
        WRITE_BORDER plant to rows whose outflows stay inside the array (all but layer 3). */

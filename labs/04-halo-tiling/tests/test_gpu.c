@@ -220,18 +220,7 @@ static void once_flows(lab04_variant v, int tx, int ty, int rows, int cols)
     double *got = malloc(nf * sizeof *got);
     cr_assert(z && h && z_after && h_after && Sf && expected && got, "out of memory");
     lab04_random_state(rows, cols, 3000 + rows * 7 + cols, z, h);
-    /* The reset's zeros inside, poison on the border: a border outflow written shows. */
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-        for (int i = 0; i < rows; i++)
-            for (int j = 0; j < cols; j++) {
-                const size_t at = lk_sciddicat_flow_at(k, i, j, rows, cols);
-                if (lab04_interior(i, j, rows, cols))
-                    Sf[at] = 0.0;
-                else
-                    lk_poison(&Sf[at], 1);
-            }
-    memcpy(expected, Sf, nf * sizeof *Sf);
-    lab04_serial_flows(rows, cols, z, h, expected);
+    lab04_flows_input(rows, cols, z, h, Sf, expected);
 
     char label[160];
     snprintf(label, sizeof label, "lab04_flows, variant %s, tile %dx%d, %dx%d grid, one call",
