@@ -1,7 +1,9 @@
 /* CPU tests of the shallow-water model (common/src/swe.c): the serial reference is the
    oracle of labs 02, 03 and 06, so its physics is pinned by invariants that break when a
    flux, a sign or a wall rule is wrong, and by the Stoker dam-break solution. */
+#include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
@@ -176,6 +178,26 @@ Test(swe_scheme, one_step_by_hand)
         cr_assert_eq(out.Qy[lk_swe_at(i, 1, 3)], 0.0);
     lk_swe_fields_free(&out);
     lk_swe_free(&sim);
+}
+
+/* The flux divisions skip dividing a zero numerator (a GPU slow path); every quotient must
+   keep the division's bits: the sign of a zero, NaN and infinities included. */
+Test(swe_scheme, skipped_zero_divisions_keep_the_bits_of_the_division)
+{
+    const double nums[] = {0.0, -0.0, 1.0, -3.5, 1e-300, 5e-324, INFINITY, NAN};
+    const double dens[] = {2.0, -2.0, 0.0, -0.0, INFINITY, -INFINITY, NAN, 5e-324, 1e308};
+    for (size_t a = 0; a < sizeof nums / sizeof nums[0]; a++)
+        for (size_t b = 0; b < sizeof dens / sizeof dens[0]; b++) {
+            volatile double num = nums[a], den = dens[b];
+            const double want = num / den, got = lk_swe_div(num, den);
+            uint64_t w, g;
+            memcpy(&w, &want, sizeof w);
+            memcpy(&g, &got, sizeof g);
+            cr_assert(isnan(want) ? isnan(got) : w == g,
+                      "lk_swe_div(%g, %g) = %g (bits %016" PRIx64 "), the division gives %g "
+                      "(bits %016" PRIx64 ")",
+                      nums[a], dens[b], got, g, want, w);
+        }
 }
 
 Test(swe_scheme, lake_at_rest_stays_at_rest)

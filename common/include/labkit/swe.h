@@ -91,22 +91,35 @@ LK_HD static inline size_t lk_swe_at(int i, int j, int width)
     return (size_t)i * (size_t)width + (size_t)j;
 }
 
+/**
+ * @p num / @p z, the same bits as the division, without dividing when @p num is zero and
+ * @p z positive: the quotient is then @p num itself, a zero of the same sign. CUDA's IEEE
+ * double division leaves its fast path for a zero quotient, and water at rest (most of a
+ * dam break, all of its Qy) has zero discharges, so the skip roughly halves a step's time.
+ */
+LK_HD static inline double lk_swe_div(double num, double z)
+{
+    if (num == 0.0 && z > 0.0)
+        return num;
+    return num / z;
+}
+
 /** Flux of x-momentum along x: Qx^2 / Z + g Z^2 / 2. */
 LK_HD static inline double lk_swe_flux_xx(lk_swe_q q)
 {
-    return q.qx * q.qx / q.z + LK_SWE_HALF_G * q.z * q.z;
+    return lk_swe_div(q.qx * q.qx, q.z) + LK_SWE_HALF_G * q.z * q.z;
 }
 
 /** Cross flux Qx Qy / Z (x-momentum along y, y-momentum along x). */
 LK_HD static inline double lk_swe_flux_xy(lk_swe_q q)
 {
-    return q.qx * q.qy / q.z;
+    return lk_swe_div(q.qx * q.qy, q.z);
 }
 
 /** Flux of y-momentum along y: Qy^2 / Z + g Z^2 / 2. */
 LK_HD static inline double lk_swe_flux_yy(lk_swe_q q)
 {
-    return q.qy * q.qy / q.z + LK_SWE_HALF_G * q.z * q.z;
+    return lk_swe_div(q.qy * q.qy, q.z) + LK_SWE_HALF_G * q.z * q.z;
 }
 
 /**
