@@ -12,7 +12,7 @@ int main(int argc, char **argv)
         .baseline_name = "global",
         .baseline_help = "run the harness's global-memory step kernel instead of yours",
         .baseline_steps = 0, /* as many as the timed run of yours */
-        .launch = {.block_x = 32, .block_y = 8},
+        .launch = {.block_x = 32, .block_y = 4},
         .standard_dataset = "swe-dam-1000",
         .bench_dataset = "swe-large",
         .bench_steps = 1000,
