@@ -46,12 +46,15 @@ static void hint_for(cudaError_t code, int have_dev, int major, int minor, char 
                      "the device is out of memory: use a smaller dataset or free buffers you no "
                      "longer need");
         break;
+    /* Where a wild address lands decides which of these a bad access raises (an address
+       far past an array can fall outside the global window: InvalidAddressSpace). */
     case cudaErrorIllegalAddress:
+    case cudaErrorInvalidAddressSpace:
     case cudaErrorLaunchFailure:
     case cudaErrorMisalignedAddress:
         snprintf(buf, size,
-                 "a kernel accessed memory out of bounds; the CUDA context is now unusable; run "
-                 "under compute-sanitizer to find the line");
+                 "illegal memory access: a kernel accessed memory out of bounds; the CUDA "
+                 "context is now unusable; run under compute-sanitizer to find the line");
         break;
     case cudaErrorInvalidConfiguration:
         snprintf(buf, size,

@@ -53,11 +53,14 @@ Test(cuda_check, out_of_memory_hint)
 
 Test(cuda_check, bad_access_hint_names_compute_sanitizer)
 {
-    const cudaError_t codes[] = {cudaErrorIllegalAddress, cudaErrorLaunchFailure};
-    for (size_t i = 0; i < 2; i++) {
+    const cudaError_t codes[] = {cudaErrorIllegalAddress, cudaErrorInvalidAddressSpace,
+                                 cudaErrorLaunchFailure, cudaErrorMisalignedAddress};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         lk_error err = {{0}};
         fail_with(codes[i], &err);
-        cr_assert(contains(err.msg, "out of bounds") && contains(err.msg, "context is now unusable") &&
+        cr_assert(contains(err.msg, "illegal memory access: a kernel accessed memory out of "
+                                    "bounds") &&
+                      contains(err.msg, "context is now unusable") &&
                       contains(err.msg, "compute-sanitizer"),
                   "%s", err.msg);
     }
