@@ -315,7 +315,8 @@ int gr_copy_untrusted(const char *src, const char *dst, size_t max, lk_error *er
         rc = -1, e = errno;
     if (rc != 0)
         return lk_fail(err, "%s: cannot write: %s", dst, strerror(e));
-    fchmodat(AT_FDCWD, dst, 0644, 0);
+    if (fchmodat(AT_FDCWD, dst, 0644, 0) != 0)
+        return lk_fail(err, "%s: cannot set its mode to 0644: %s", dst, strerror(errno));
     return 0;
 }
 
