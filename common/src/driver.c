@@ -308,6 +308,14 @@ static int time_per_step(const lk_driver_lab *lab, lk_driver_gpu_fn fn, const vo
     return 0;
 }
 
+/* The lab's own description of a launch, or its block. */
+static void launch_label(const lk_driver_lab *lab, const lk_launch *launch, char *buf,
+                         size_t size)
+{
+    if (!lab->launch_label || lab->launch_label(launch, buf, size) != 0)
+        snprintf(buf, size, "block %dx%d", launch->block_x, launch->block_y);
+}
+
 static int bench(const lk_model *model, const options *o, const lk_driver_lab *lab,
                  const void *problem, const char *label, int steps, lk_error *err)
 {
@@ -351,8 +359,10 @@ static int bench(const lk_model *model, const options *o, const lk_driver_lab *l
     double bw = ms_step > 0 ? model->bytes_per_cell_step * n / (ms_step * 1e-3) : 0.0;
     double serial_ms_step = serial_s * 1e3 / check_steps;
     printf("bench %s on %s\n", lab->name, device);
-    printf("  dataset            %s (%d x %d = %zu cells), %d steps, block %dx%d\n", label,
-           rows, cols, n, steps, o->launch.block_x, o->launch.block_y);
+    char how[160];
+    launch_label(lab, &o->launch, how, sizeof how);
+    printf("  dataset            %s (%d x %d = %zu cells), %d steps, %s\n", label, rows, cols,
+           n, steps, how);
     printf("  whole run          %.3f ms median of %d (min %.3f, max %.3f); overhead (0 steps) %.3f ms\n",
            t_steps.median, t_steps.n, t_steps.min, t_steps.max, t_zero.median);
     printf("  time per step      %.4f ms\n", ms_step);
@@ -487,8 +497,10 @@ int lk_driver_main(int argc, char **argv, const lk_model *model, const lk_driver
     if (r.ran_serial)
         printf("serial   %.3f s   md5 %s\n", r.serial_s, r.serial_md5);
     if (r.ran_gpu) {
-        printf("gpu      %.3f ms   md5 %s   block %dx%d on %s\n", r.gpu_ms.median, r.gpu_md5,
-               o.launch.block_x, o.launch.block_y, r.device);
+        char how[160];
+        launch_label(lab, &o.launch, how, sizeof how);
+        printf("gpu      %.3f ms   md5 %s   %s on %s\n", r.gpu_ms.median, r.gpu_md5, how,
+               r.device);
         if (r.gpu_ms.n > 1)
             printf("         median of %d runs (min %.3f, max %.3f ms)\n", r.gpu_ms.n,
                    r.gpu_ms.min, r.gpu_ms.max);

@@ -155,6 +155,7 @@ int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab)
         .run = run_lab,
         .ctx = lab,
         .launch = lab->launch,
+        .launch_label = lab->launch_label,
         .standard_dataset = lab->standard_dataset,
         .bench_dataset = lab->bench_dataset,
         .bench_steps = lab->bench_steps,

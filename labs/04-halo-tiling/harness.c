@@ -1,5 +1,6 @@
 /* Lab 04 harness (read-only): variant and tile handling, device buffers and the step loop.
    The student's launchers (kernels.cu) only launch kernels on buffers owned here. */
+#include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -44,6 +45,21 @@ void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *blo
     int ring = variant == LAB04_NOHALO ? 0 : 2;
     *block_x = tile_x + ring;
     *block_y = tile_y + ring;
+}
+
+int lab04_launch_label(const lk_launch *launch, char *buf, size_t size)
+{
+    lab04_variant variant = LAB04_DEFAULT_VARIANT;
+    lk_error err;
+    if (lab04_variant_parse(launch->variant, &variant, &err) != 0)
+        return -1;
+    int tx = launch->tile_x, ty = launch->tile_y, bx, by;
+    if (tx == 0 && ty == 0)
+        lab04_default_tile(variant, &tx, &ty);
+    lab04_block_of_tile(variant, tx, ty, &bx, &by);
+    snprintf(buf, size, "variant %s, tile %dx%d, block %dx%d", lab04_variant_name(variant), tx,
+             ty, bx, by);
+    return 0;
 }
 
 int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err)

@@ -216,6 +216,12 @@ void lab04_default_tile(lab04_variant variant, int *tile_x, int *tile_y);
 void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
                          int *block_y);
 
+/**
+ * How the driver's reports name a launch (an lk_launch_label_fn): "variant V, tile WxH,
+ * block BxC" with the defaults filled in; -1 for an unknown variant.
+ */
+int lab04_launch_label(const lk_launch *launch, char *buf, size_t size);
+
 /** Check that a tile is usable by @p variant: each side >= 1, its block at most 1024 threads. */
 int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err);
 

@@ -9,6 +9,7 @@ int main(int argc, char **argv)
         .run = lab04_gpu_run,
         /* The block follows from the tile (lab04_block_of_tile); --block is not used. */
         .launch = {.block_x = 32, .block_y = 8},
+        .launch_label = lab04_launch_label,
         .standard_dataset = "sciddicat-course-size",
         .bench_dataset = "sciddicat-large",
         .bench_steps = 200,

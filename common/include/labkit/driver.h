@@ -107,6 +107,12 @@ typedef int (*lk_driver_gpu_fn)(const void *ctx, const void *problem, double *ou
                                 const lk_launch *launch, lk_error *err);
 
 /** What the driver needs to know about a lab. */
+/**
+ * Describe @p launch for the reports into @p buf (e.g. "variant halo, tile 30x6, block
+ * 32x8"); returns 0, or -1 when it cannot (the driver then prints "block WxH").
+ */
+typedef int (*lk_launch_label_fn)(const lk_launch *launch, char *buf, size_t size);
+
 typedef struct lk_driver_lab {
     const char *name;             /**< Lab folder name, e.g. "01-straightforward". */
     lk_driver_gpu_fn run;         /**< The GPU code under test (it may read launch->variant). */
@@ -116,6 +122,7 @@ typedef struct lk_driver_lab {
     int baseline_steps;           /**< GPU steps --bench times it for (0: as many as run). */
     const char *variant_help;     /**< Text of --variant (NULL: a generic one). */
     lk_launch launch;             /**< Default launch configuration. */
+    lk_launch_label_fn launch_label; /**< How reports name a launch (NULL: "block WxH"). */
     const char *standard_dataset; /**< Manifest dataset of `make run`. */
     const char *bench_dataset;    /**< Manifest dataset of `make bench`. */
     int bench_steps;              /**< GPU steps timed by `make bench`. */

@@ -30,6 +30,7 @@ typedef struct lk_sciddicat_lab {
     const char *name;             /**< Lab folder name, e.g. "01-straightforward". */
     lk_sciddicat_gpu_fn run;      /**< The GPU entry point. */
     lk_launch launch;             /**< Default launch configuration. */
+    lk_launch_label_fn launch_label; /**< How reports name a launch (NULL: "block WxH"). */
     const char *standard_dataset; /**< Manifest dataset of `make run`. */
     const char *bench_dataset;    /**< Manifest dataset of `make bench`. */
     int bench_steps;              /**< GPU steps timed by `make bench`. */

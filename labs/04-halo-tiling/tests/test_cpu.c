@@ -233,6 +233,32 @@ Test(harness, default_tiles_are_usable)
 }
 
 /* Every tile of the one-call tests is usable by every variant. */
+/* The driver's reports name the variant, the tile and the block that really ran. */
+Test(harness, reports_name_the_variant_tile_and_block)
+{
+    const struct {
+        const char *variant;
+        int tile_x, tile_y;
+        const char *want;
+    } cases[] = {
+        {"", 0, 0, "variant halo, tile 30x6, block 32x8"},
+        {"nohalo", 128, 2, "variant nohalo, tile 128x2, block 128x2"},
+        {"fused", 0, 0, "variant fused, tile 30x14, block 32x16"},
+        {"halo", 62, 6, "variant halo, tile 62x6, block 64x8"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        lk_launch launch = {.tile_x = cases[k].tile_x, .tile_y = cases[k].tile_y};
+        snprintf(launch.variant, sizeof launch.variant, "%s", cases[k].variant);
+        char got[160];
+        cr_assert_eq(lab04_launch_label(&launch, got, sizeof got), 0);
+        cr_assert_str_eq(got, cases[k].want);
+    }
+    lk_launch unknown = {.variant = "tiled"};
+    char got[160];
+    cr_assert_eq(lab04_launch_label(&unknown, got, sizeof got), -1,
+                 "an unknown variant must leave the label to the driver");
+}
+
 Test(harness, one_call_tiles_are_usable)
 {
     lk_error err;
