@@ -106,13 +106,13 @@ typedef struct lk_model {
 typedef int (*lk_driver_gpu_fn)(const void *ctx, const void *problem, double *out, int steps,
                                 const lk_launch *launch, lk_error *err);
 
-/** What the driver needs to know about a lab. */
 /**
  * Describe @p launch for the reports into @p buf (e.g. "variant halo, tile 30x6, block
  * 32x8"); returns 0, or -1 when it cannot (the driver then prints "block WxH").
  */
 typedef int (*lk_launch_label_fn)(const lk_launch *launch, char *buf, size_t size);
 
+/** What the driver needs to know about a lab. */
 typedef struct lk_driver_lab {
     const char *name;             /**< Lab folder name, e.g. "01-straightforward". */
     lk_driver_gpu_fn run;         /**< The GPU code under test (it may read launch->variant). */
