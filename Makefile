@@ -4,7 +4,8 @@ include common/common.mk
 REPORTS := $(LK_BUILD)/reports
 LABS := $(sort $(patsubst labs/%/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.h))))
 LK_HEADERS := $(wildcard common/include/labkit/*.h)
-LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.c))
+LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.c)) \
+           $(patsubst common/src/%.cu,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.cu))
 COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c))
 GEN := $(LK_BUILD)/bin/labkit-gen
 
@@ -34,6 +35,10 @@ $(LK_LIB): $(LK_OBJS)
 $(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LK_BUILD)/common/%.o: common/src/%.cu $(LK_HEADERS) common/common.mk
+	@mkdir -p $(@D)
+	$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
@@ -77,7 +82,7 @@ check-labs: lib tools
 	done
 
 bench: lib tools
-	@mkdir -p $(LK_BUILD)/bench
+	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/bench.csv
 	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
 	@echo "CSV: $(LK_BUILD)/bench/bench.csv"
 

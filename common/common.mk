@@ -29,7 +29,7 @@ NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 --fmad=false $(NVCC_ARCHFLAGS) \
              -Xcompiler -ffp-contract=off,-fno-fast-math,-Wall
 LDFLAGS += -L$(CUDA_HOME)/lib64 -pthread
-LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -ldl -lrt -lm
+LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -lstdc++ -ldl -lrt -lm
 LK_TEST_LIBS := -lcriterion
 
 LK_LIB := $(LK_BUILD)/common/liblabkit.a

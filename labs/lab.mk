@@ -53,11 +53,11 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
-	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS) -lstdc++
+	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 $(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(LK_LIB) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS) -lstdc++
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Suites report into $(REPORTS); the top-level `make check` collects every lab's reports.
 check-suites: build

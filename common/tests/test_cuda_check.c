@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "labkit/copy_kernel.h"
 #include "labkit/testing.h"
 
 /* strstr as a truth value, so that assertions read the same in either Criterion API. */
@@ -167,16 +168,17 @@ Test(cuda_check, no_gpu_paths_fail_cleanly)
     cr_assert_eq(lk_gpu_describe(line, sizeof line, &err), -1);
     cr_assert(contains(err.msg, "cudaGetDeviceProperties") && contains(err.msg, "cuda_check.c:"),
               "%s", err.msg);
-    double bw = -1;
+    lk_copy_bandwidth bw = {-1, -1, -1};
     cr_assert_eq(lk_gpu_copy_bandwidth(1 << 20, 3, &bw, &err), -1);
     cr_assert(contains(err.msg, "cudaMalloc"), "%s", err.msg);
-    cr_assert_eq(bw, -1, "result written on failure");
+    cr_assert(bw.memcpy_bps == -1 && bw.kernel_bps == -1 && bw.best_bps == -1,
+              "result written on failure");
 }
 
 Test(cuda_check, bad_arguments_rejected_before_cuda)
 {
     lk_error err = {{0}};
-    double bw = -1;
+    lk_copy_bandwidth bw;
     cr_assert_eq(lk_gpu_copy_bandwidth(0, 3, &bw, &err), -1);
     cr_assert(contains(err.msg, "lk_gpu_copy_bandwidth"), "%s", err.msg);
     cr_assert_eq(lk_gpu_copy_bandwidth(1024, 0, &bw, &err), -1);
@@ -211,12 +213,48 @@ Test(cuda_check, describe_names_the_device)
 Test(cuda_check, copy_bandwidth_is_plausible)
 {
     LK_REQUIRE_GPU();
-    double bw = 0;
+    lk_copy_bandwidth bw = {0};
     lk_error err = {{0}};
     LK_ASSERT_OK(lk_gpu_copy_bandwidth((size_t)256 << 20, 5, &bw, &err), &err);
     /* Any supported GPU copies faster than 1 GB/s; none reaches 30 TB/s (read + write). */
-    cr_assert(bw > 1e9 && bw < 3e13, "copy bandwidth %g B/s", bw);
-    cr_log_info("device-to-device copy: %.0f GB/s (read + write)", bw / 1e9);
+    cr_assert(bw.memcpy_bps > 1e9 && bw.memcpy_bps < 3e13, "cudaMemcpy %g B/s", bw.memcpy_bps);
+    cr_assert(bw.kernel_bps > 1e9 && bw.kernel_bps < 3e13, "copy kernel %g B/s", bw.kernel_bps);
+    cr_assert(bw.best_bps == (bw.memcpy_bps > bw.kernel_bps ? bw.memcpy_bps : bw.kernel_bps));
+    cr_log_info("device-to-device copy: cudaMemcpy %.0f GB/s, copy kernel %.0f GB/s (read + write)",
+                bw.memcpy_bps / 1e9, bw.kernel_bps / 1e9);
+}
+
+/* The copy kernel copies every byte, a tail of under 16 bytes too, and nothing past the end. */
+Test(cuda_check, copy_kernel_copies_every_byte)
+{
+    LK_REQUIRE_GPU();
+    const size_t sizes[] = {1, 15, 16, 17, 4096 + 13, ((size_t)3 << 20) + 7};
+    const size_t cap = ((size_t)3 << 20) + 64;
+    unsigned char *h_src = malloc(cap), *h_dst = malloc(cap);
+    cr_assert(h_src && h_dst);
+    for (size_t i = 0; i < cap; i++)
+        h_src[i] = (unsigned char)(i * 131 + 7);
+    unsigned char *d_src = NULL, *d_dst = NULL;
+    cr_assert_eq(cudaMalloc((void **)&d_src, cap), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_dst, cap), cudaSuccess);
+    cr_assert_eq(cudaMemcpy(d_src, h_src, cap, cudaMemcpyHostToDevice), cudaSuccess);
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        cr_assert_eq(cudaMemset(d_dst, 0xAB, cap), cudaSuccess);
+        lk_error err = {{0}};
+        LK_ASSERT_OK(lk_copy_kernel(d_dst, d_src, n, &err), &err);
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        cr_assert_eq(cudaMemcpy(h_dst, d_dst, cap, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (size_t i = 0; i < cap; i++) {
+            unsigned char want = i < n ? h_src[i] : 0xAB;
+            cr_assert_eq(h_dst[i], want, "%zu-byte copy: byte %zu is %u, expected %u", n, i,
+                         h_dst[i], want);
+        }
+    }
+    cudaFree(d_src);
+    cudaFree(d_dst);
+    free(h_src);
+    free(h_dst);
 }
 
 /* Poison [off, off + len) of a zeroed buffer of `bytes` and check every byte read back. */

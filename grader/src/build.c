@@ -171,8 +171,10 @@ int gr_kit_init(gr_kit *kit, const char *top, const char *lib, const char *cuda_
     char line[1024];
     while (fgets(line, sizeof line, p)) {
         char name[512], type[8];
+        /* Weak symbols are the C++ compiler's (e.g. DW.ref.__gxx_personality_v0 of every CUDA
+           object): the kit's own functions are strong, and two weak copies link fine. */
         if (sscanf(line, "%511s %7s", name, type) != 2 || name[strlen(name) - 1] == ':' ||
-            strchr(name, '['))
+            strchr(name, '[') || strchr("VvWw", type[0]))
             continue;
         kit->lib_symbols = gr_xrealloc(kit->lib_symbols,
                                        (kit->nlib_symbols + 1) * sizeof *kit->lib_symbols);
