@@ -84,7 +84,8 @@ check-labs: lib tools
 bench: lib tools
 	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/bench.csv
 	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
-	@echo "CSV: $(LK_BUILD)/bench/bench.csv"
+	@echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv | tee $(LK_BUILD)/bench/summary.md
+	@echo; echo "CSV: $(LK_BUILD)/bench/bench.csv, table: $(LK_BUILD)/bench/summary.md"
 
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh

@@ -316,98 +316,146 @@ static void launch_label(const lk_driver_lab *lab, const lk_launch *launch, char
         snprintf(buf, size, "block %dx%d", launch->block_x, launch->block_y);
 }
 
-static int bench(const lk_model *model, const options *o, const lk_driver_lab *lab,
-                 const void *problem, const char *label, int steps, lk_error *err)
-{
-    int rows, cols;
-    model->dims(problem, &rows, &cols);
-    const size_t n = (size_t)rows * cols, len = model->output_len(problem);
-    const int repeat = o->repeat > 1 ? o->repeat : 5;
+/* What --bench measured once for every launch of a run. */
+typedef struct bench_ctx {
+    const lk_model *model;
+    const options *o;
+    const lk_driver_lab *lab;
+    const void *problem;
+    const char *label;
+    int steps, repeat;
     char device[256];
-    if (lk_gpu_describe(device, sizeof device, err) != 0)
-        return -1;
-    double *h_gpu = malloc(len * sizeof *h_gpu), *h_ref = malloc(len * sizeof *h_ref);
-    if (!h_gpu || !h_ref) {
-        free(h_gpu);
-        free(h_ref);
-        return lk_fail(err, "out of memory for %d x %d grids", rows, cols);
-    }
-    int rc = -1;
-    lk_stats t_steps, t_zero;
+    const double *h_ref; /* serial result after o->serial_steps */
+    double *h_gpu;
+    double serial_ms_step;
     lk_copy_bandwidth copy;
+} bench_ctx;
+
+/* Check, time and report one launch: its lines on stdout and its CSV row. */
+static int bench_launch(const bench_ctx *b, const lk_launch *launch, lk_error *err)
+{
+    const lk_model *model = b->model;
+    const options *o = b->o;
+    const lk_driver_lab *lab = b->lab;
+    int rows, cols;
+    model->dims(b->problem, &rows, &cols);
+    const size_t n = (size_t)rows * cols;
+    char how[160];
+    launch_label(lab, launch, how, sizeof how);
     /* Correctness first: the timed code must give the serial result on this dataset. */
-    int check_steps = o->serial_steps;
-    double t0 = lk_wall_seconds();
-    if (model->serial(problem, check_steps, h_ref, err) != 0)
-        goto done;
-    double serial_s = lk_wall_seconds() - t0;
-    if (run_gpu_checked(model, lab, problem, h_gpu, check_steps, &o->launch, err) != 0)
-        goto done;
+    if (run_gpu_checked(model, lab, b->problem, b->h_gpu, o->serial_steps, launch, err) != 0)
+        return -1;
     char buf[2048];
-    if (model->compare(problem, h_ref, h_gpu, 8, NULL, NULL, buf, sizeof buf) != 0) {
-        lk_fail(err, "bench: GPU result after %d steps differs from serial: %s", check_steps, buf);
-        goto done;
-    }
+    if (model->compare(b->problem, b->h_ref, b->h_gpu, 8, NULL, NULL, buf, sizeof buf) != 0)
+        return lk_fail(err, "bench, %s: GPU result after %d steps differs from serial: %s", how,
+                       o->serial_steps, buf);
     /* The entry point includes allocation and transfers: time N steps and 0 steps and take
        the difference, so the per-step time is the kernels' alone. */
-    if (time_per_step(lab, lab->run, problem, h_gpu, steps, &o->launch, repeat, &t_steps,
-                      &t_zero, err) != 0 ||
-        lk_gpu_copy_bandwidth(model->copy_bytes(problem), repeat, &copy, err) != 0)
-        goto done;
-    double ms_step = steps > 0 ? (t_steps.median - t_zero.median) / steps : 0.0;
+    lk_stats t_steps, t_zero;
+    if (time_per_step(lab, lab->run, b->problem, b->h_gpu, b->steps, launch, b->repeat,
+                      &t_steps, &t_zero, err) != 0)
+        return -1;
+    double ms_step = b->steps > 0 ? (t_steps.median - t_zero.median) / b->steps : 0.0;
     double updates = ms_step > 0 ? n / (ms_step * 1e-3) : 0.0;
     double bw = ms_step > 0 ? model->bytes_per_cell_step * n / (ms_step * 1e-3) : 0.0;
-    double serial_ms_step = serial_s * 1e3 / check_steps;
-    printf("bench %s on %s\n", lab->name, device);
-    char how[160];
-    launch_label(lab, &o->launch, how, sizeof how);
-    printf("  dataset            %s (%d x %d = %zu cells), %d steps, %s\n", label, rows, cols,
-           n, steps, how);
+    double speedup = ms_step > 0 ? b->serial_ms_step / ms_step : 0.0;
+    printf("  launch             %s\n", how);
     printf("  whole run          %.3f ms median of %d (min %.3f, max %.3f); overhead (0 steps) %.3f ms\n",
            t_steps.median, t_steps.n, t_steps.min, t_steps.max, t_zero.median);
     printf("  time per step      %.4f ms\n", ms_step);
     printf("  cell updates/s     %.3e\n", updates);
     printf("  effective bandwidth %.1f GB/s (%.0f B per cell per step)\n", bw * 1e-9,
            model->bytes_per_cell_step);
-    printf("  copy bandwidth     %.1f GB/s (read + write; the faster of cudaMemcpy %.1f and a "
-           "copy kernel %.1f)\n",
-           copy.best_bps * 1e-9, copy.memcpy_bps * 1e-9, copy.kernel_bps * 1e-9);
-    printf("  %% of copy          %.1f %%\n", 100.0 * bw / copy.best_bps);
-    printf("  serial             %.3f ms per step (%d steps timed)\n", serial_ms_step, check_steps);
-    printf("  speedup vs serial  %.1fx\n", ms_step > 0 ? serial_ms_step / ms_step : 0.0);
+    printf("  %% of copy          %.1f %%\n", 100.0 * bw / b->copy.best_bps);
+    printf("  speedup vs serial  %.1fx\n", speedup);
     if (lab->baseline) {
         /* The given version runs on the same data with the same launch, right after. */
         lk_stats b_steps, b_zero;
-        int bsteps = lab->baseline_steps > 0 ? lab->baseline_steps : steps;
-        if (time_per_step(lab, lab->baseline, problem, h_gpu, bsteps, &o->launch, repeat,
+        int bsteps = lab->baseline_steps > 0 ? lab->baseline_steps : b->steps;
+        if (time_per_step(lab, lab->baseline, b->problem, b->h_gpu, bsteps, launch, b->repeat,
                           &b_steps, &b_zero, err) != 0)
-            goto done;
+            return -1;
         double b_ms_step = bsteps > 0 ? (b_steps.median - b_zero.median) / bsteps : 0.0;
         printf("  %-18s %.4f ms per step (%d steps timed, whole run %.3f ms)\n",
                lab->baseline_name, b_ms_step, bsteps, b_steps.median);
         printf("  speedup vs %-7s %.1fx\n", lab->baseline_name,
                ms_step > 0 ? b_ms_step / ms_step : 0.0);
     }
-    if (o->csv) {
-        FILE *f = fopen(o->csv, "a");
-        if (!f) {
-            lk_fail(err, "%s: cannot open for appending: check the folder exists", o->csv);
-            goto done;
-        }
-        if (ftell(f) == 0)
-            fputs("lab,gpu,dataset,rows,cols,steps,block,ms_per_step,cell_updates_per_s,"
-                  "effective_GBps,copy_GBps,memcpy_GBps,copy_kernel_GBps,pct_of_copy,"
-                  "serial_ms_per_step,speedup\n", f);
-        fprintf(f, "%s,\"%s\",%s,%d,%d,%d,%dx%d,%.6f,%.6e,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f\n",
-                lab->name, device, label, rows, cols, steps, o->launch.block_x,
-                o->launch.block_y, ms_step, updates, bw * 1e-9, copy.best_bps * 1e-9,
-                copy.memcpy_bps * 1e-9, copy.kernel_bps * 1e-9, 100.0 * bw / copy.best_bps,
-                serial_ms_step, ms_step > 0 ? serial_ms_step / ms_step : 0.0);
-        fclose(f);
+    if (!o->csv)
+        return 0;
+    FILE *f = fopen(o->csv, "a");
+    if (!f)
+        return lk_fail(err, "%s: cannot open for appending: check the folder exists", o->csv);
+    if (ftell(f) == 0)
+        fputs("lab,gpu,dataset,rows,cols,steps,launch,ms_per_step,cell_updates_per_s,"
+              "effective_GBps,copy_GBps,memcpy_GBps,copy_kernel_GBps,pct_of_copy,"
+              "serial_ms_per_step,speedup\n", f);
+    fprintf(f, "%s,\"%s\",%s,%d,%d,%d,\"%s\",%.6f,%.6e,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f\n",
+            lab->name, b->device, b->label, rows, cols, b->steps, how, ms_step, updates,
+            bw * 1e-9, b->copy.best_bps * 1e-9, b->copy.memcpy_bps * 1e-9,
+            b->copy.kernel_bps * 1e-9, 100.0 * bw / b->copy.best_bps, b->serial_ms_step,
+            speedup);
+    if (fclose(f) != 0)
+        return lk_fail(err, "%s: write failed: check the disk", o->csv);
+    return 0;
+}
+
+/* --bench: the serial reference and the copy bandwidth once, then every launch to time: the
+   one on the command line, or each of the lab's bench variants when none is named. */
+static int bench(const lk_model *model, const options *o, const lk_driver_lab *lab,
+                 const void *problem, const char *label, int steps, lk_error *err)
+{
+    int rows, cols;
+    model->dims(problem, &rows, &cols);
+    const size_t n = (size_t)rows * cols, len = model->output_len(problem);
+    bench_ctx b = {.model = model, .o = o, .lab = lab, .problem = problem, .label = label,
+                   .steps = steps, .repeat = o->repeat > 1 ? o->repeat : 5};
+    if (lk_gpu_describe(b.device, sizeof b.device, err) != 0)
+        return -1;
+    double *h_ref = malloc(len * sizeof *h_ref);
+    b.h_gpu = malloc(len * sizeof *b.h_gpu);
+    b.h_ref = h_ref;
+    int rc = -1;
+    if (!b.h_gpu || !h_ref) {
+        lk_fail(err, "out of memory for %d x %d grids", rows, cols);
+        goto done;
     }
+    double t0 = lk_wall_seconds();
+    if (model->serial(problem, o->serial_steps, h_ref, err) != 0)
+        goto done;
+    b.serial_ms_step = (lk_wall_seconds() - t0) * 1e3 / o->serial_steps;
+    if (lk_gpu_copy_bandwidth(model->copy_bytes(problem), b.repeat, &b.copy, err) != 0)
+        goto done;
+    printf("bench %s on %s\n", lab->name, b.device);
+    printf("  dataset            %s (%d x %d = %zu cells), %d steps\n", label, rows, cols, n,
+           steps);
+    printf("  copy bandwidth     %.1f GB/s (read + write; the faster of cudaMemcpy %.1f and a "
+           "copy kernel %.1f)\n",
+           b.copy.best_bps * 1e-9, b.copy.memcpy_bps * 1e-9, b.copy.kernel_bps * 1e-9);
+    printf("  serial             %.3f ms per step (%d steps timed)\n", b.serial_ms_step,
+           o->serial_steps);
     rc = 0;
+    if (!lab->bench_variants || o->launch.variant[0]) {
+        rc = bench_launch(&b, &o->launch, err);
+    } else {
+        /* Every variant at its default tile; one that fails is reported and the rest run. */
+        int failed = 0;
+        for (int i = 0; lab->bench_variants[i]; i++) {
+            lk_launch launch = o->launch;
+            snprintf(launch.variant, sizeof launch.variant, "%s", lab->bench_variants[i]);
+            lk_error verr;
+            lk_error_clear(&verr);
+            if (bench_launch(&b, &launch, &verr) != 0) {
+                printf("  variant %-10s FAILED: %s\n", lab->bench_variants[i], verr.msg);
+                if (failed++ == 0)
+                    *err = verr;
+            }
+        }
+        if (failed)
+            rc = -1;
+    }
 done:
-    free(h_gpu);
+    free(b.h_gpu);
     free(h_ref);
     return rc;
 }

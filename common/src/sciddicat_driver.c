@@ -160,6 +160,7 @@ int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab)
         .bench_dataset = lab->bench_dataset,
         .bench_steps = lab->bench_steps,
         .bench_serial_steps = lab->bench_serial_steps,
+        .bench_variants = lab->bench_variants,
     };
     return lk_driver_main(argc, argv, &lk_sciddicat_model, &d);
 }

@@ -127,6 +127,9 @@ typedef struct lk_driver_lab {
     const char *bench_dataset;    /**< Manifest dataset of `make bench`. */
     int bench_steps;              /**< GPU steps timed by `make bench`. */
     int bench_serial_steps;       /**< Serial steps timed by `make bench` (per-step rate). */
+    /** Variants `--bench` times in turn, each at its default tile, when --variant is not
+        given (NULL-terminated; NULL: only the default launch). */
+    const char *const *bench_variants;
 } lk_driver_lab;
 
 /** Parse the command line and run; returns the process exit status (see `-h`). */

@@ -35,6 +35,7 @@ typedef struct lk_sciddicat_lab {
     const char *bench_dataset;    /**< Manifest dataset of `make bench`. */
     int bench_steps;              /**< GPU steps timed by `make bench`. */
     int bench_serial_steps;       /**< Serial steps timed by `make bench` (per-step rate). */
+    const char *const *bench_variants; /**< See lk_driver_lab::bench_variants. */
 } lk_sciddicat_lab;
 
 /** The SciddicaT model as the shared driver sees it (problem: lk_sciddicat). */
