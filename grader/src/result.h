@@ -48,6 +48,11 @@ typedef struct gr_perf {
     double serial_ms;    /**< Serial reference time for @ref steps steps. */
     int serial_steps;    /**< Steps actually timed on the CPU. */
     int extrapolated;    /**< 1 when serial_ms was scaled up from serial_steps. */
+    char *baseline;      /**< The lab's given version (--variant) the minimum speedup is
+                              judged against, or NULL (judged against serial). */
+    double baseline_ms;  /**< Its GPU time for @ref steps steps. */
+    int baseline_steps;  /**< Steps it was actually timed on. */
+    int baseline_extrapolated; /**< 1 when baseline_ms was scaled up from baseline_steps. */
     gr_perf_score score; /**< Ratios, spreads, points, verdict. */
     int have_solution;   /**< 0 when the kit has no solution to compare with. */
 } gr_perf;

@@ -534,6 +534,66 @@ static int time_serial(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_err
     return rc;
 }
 
+/* The lab's given version (the rubric's baseline), once per session like the serial
+   reference: (t(N) - t(0)) / N per step from the trusted driver's gpu.ms_median, so that
+   loading and transfers around the steps do not count. */
+static int time_baseline(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_error *err)
+{
+    const gr_lab_rubric *lab = lc->rub;
+    const char *flag;
+    char spec[192], repeat_s[16];
+    perf_args(lc, &flag, spec);
+    snprintf(repeat_s, sizeof repeat_s, "%d", lab->repeat);
+    int N = lab->baseline_steps < lab->perf.steps ? lab->baseline_steps : lab->perf.steps;
+    char *dir = gr_strf("%s/perf", lc->kit_work);
+    double ms[2] = {0, 0};
+    int counts[2] = {0, N};
+    int rc = prepare_dir(s, dir, err);
+    for (int k = 0; k < 2 && rc == 0 && lc->baseline_state == 0; k++) {
+        char steps_s[16], tag[32];
+        snprintf(steps_s, sizeof steps_s, "%d", counts[k]);
+        snprintf(tag, sizeof tag, "baseline%d", counts[k]);
+        const char *args[] = {"--gpu", "--variant", lab->baseline, flag, spec, "--steps", steps_s,
+                              "--repeat", repeat_s, NULL};
+        driver_run dr;
+        if (run_driver(s, refdrv, dir, args, lab->limit_perf, 0, s->drop, tag, &dr, err) != 0) {
+            rc = -1;
+            break;
+        }
+        char reason[1024];
+        gr_buf detail = {0};
+        int failed = run_failed(&dr, NULL, reason, sizeof reason, &detail);
+        if (!failed) {
+            ms[k] = gr_json_num(gr_json_get(dr.res, "gpu"), "ms_median", -1);
+            if (!(counts[k] > 0 ? ms[k] > 0 : ms[k] >= 0)) {
+                snprintf(reason, sizeof reason, "the result line has no %s gpu.ms_median",
+                         counts[k] > 0 ? "positive" : "valid");
+                failed = 1;
+            }
+        }
+        if (failed) {
+            lc->baseline_state = -1;
+            lc->baseline_error = gr_strf("timing the given version (--variant %s) on %s (%d "
+                                         "steps) failed: %s%s%s", lab->baseline, spec,
+                                         counts[k], reason, detail.len ? "\n" : "",
+                                         gr_buf_str(&detail));
+        }
+        gr_buf_free(&detail);
+        driver_run_free(&dr);
+    }
+    if (rc == 0 && lc->baseline_state == 0) {
+        double per_step = (ms[1] - ms[0]) / N;
+        if (!(per_step > 0))
+            per_step = ms[1] / N;
+        lc->baseline_ms = per_step * lab->perf.steps;
+        lc->baseline_steps = N;
+        lc->baseline_extrapolated = N < lab->perf.steps;
+        lc->baseline_state = 1;
+    }
+    free(dir);
+    return rc;
+}
+
 /* One timed run of a driver on the performance dataset; its median in @p ms. 1 ok, 0 failed
    (@p reason, @p detail), -1 grader error. */
 static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, const char *dir,
@@ -594,6 +654,12 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
     p->serial_ms = lc->serial_ms;
     p->serial_steps = lc->serial_steps;
     p->extrapolated = lc->serial_extrapolated;
+    if (lab->baseline[0]) {
+        p->baseline = gr_xstrdup(lab->baseline);
+        p->baseline_ms = lc->baseline_ms;
+        p->baseline_steps = lc->baseline_steps;
+        p->baseline_extrapolated = lc->baseline_extrapolated;
+    }
     int target = lab->rounds, failed = 0;
     char reason[1024];
     gr_buf detail = {0};
@@ -665,8 +731,8 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
         }
         if (i + 1 == target) {
             gr_perf_score_rounds(p->student_ms, p->solution_ms, p->rounds, p->serial_ms,
-                                 lab->min_speedup, lab->curve_full, lab->curve_zero,
-                                 lab->points_perf, &p->score);
+                                 p->baseline, p->baseline_ms, lab->min_speedup,
+                                 lab->curve_full, lab->curve_zero, lab->points_perf, &p->score);
             /* A verdict that depends on noise is measured again before it is decided. */
             if (p->score.inconclusive && target < max_rounds)
                 target = max_rounds;
@@ -679,10 +745,15 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
             t0 += p->student_ms[i];
         gr_buf line = {0};
         gr_buf_printf(&line, "%.2fx the solution's speed (spread %.2f-%.2f), %.1fx serial "
-                             "(spread %.1f-%.1f), %d rounds: %.1f of %g points",
+                             "(spread %.1f-%.1f)",
                       p->score.ratio.median, p->score.ratio.lo, p->score.ratio.hi,
-                      p->score.speedup.median, p->score.speedup.lo, p->score.speedup.hi,
-                      p->rounds, p->score.points, lab->points_perf);
+                      p->score.speedup.median, p->score.speedup.lo, p->score.speedup.hi);
+        if (p->baseline)
+            gr_buf_printf(&line, ", %.1fx the given version --variant %s (spread %.1f-%.1f)",
+                          p->score.vs_baseline.median, p->baseline, p->score.vs_baseline.lo,
+                          p->score.vs_baseline.hi);
+        gr_buf_printf(&line, ", %d rounds: %.1f of %g points", p->rounds, p->score.points,
+                      lab->points_perf);
         if (!p->have_solution)
             gr_buf_printf(&line, " (no solution to compare with)");
         gr_check *c = gr_lab_add(r, "performance", name,
@@ -783,6 +854,10 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
                 rc = time_serial(s, lc, refdrv, err);
             if (rc == 0 && lc->serial_state < 0)
                 problem = gr_xstrdup(lc->serial_error);
+            if (rc == 0 && !problem && lab->baseline[0] && lc->baseline_state == 0)
+                rc = time_baseline(s, lc, refdrv, err);
+            if (rc == 0 && !problem && lab->baseline[0] && lc->baseline_state < 0)
+                problem = gr_xstrdup(lc->baseline_error);
             int output_ok = -1;
             if (rc == 0 && !problem)
                 rc = performance(s, lc, work, driver, r, &output_ok, &problem, err);
