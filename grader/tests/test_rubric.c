@@ -86,6 +86,12 @@ Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
     cr_assert(hidden >= 1, "lab 01 needs hidden datasets");
     cr_assert(lab->perf.steps > 0 && lab->serial_steps > 0);
     cr_assert_str_eq(lab->baseline, "", "lab 01's minimum speedup is over serial");
+    /* Lab 02's issue: the minimum speedup is over the given uncoalesced version. */
+    lab = gr_rubric_find(&r, "02-coalescing");
+    cr_assert_not_null(lab);
+    cr_assert_str_eq(lab->baseline, "uncoalesced");
+    cr_assert_eq(lab->baseline_steps, 5);
+    cr_assert_eq(lab->min_speedup, 20);
     gr_rubric_free(&r);
 }
 
