@@ -24,7 +24,8 @@
 #define GR_OUT_BUILD_FAILED "build-failed" /**< Did not compile or link. */
 #define GR_OUT_GPU_NOT_RUN "gpu-not-run"  /**< Built and checked; no GPU to run it on. */
 #define GR_OUT_INCORRECT "incorrect"      /**< Ran; a dataset failed. */
-#define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured. */
+#define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured, or
+                                               too slow for its time limit (no points). */
 #define GR_OUT_ERROR "grader-error"       /**< The grader could not grade it (not the student's fault). */
 
 /** One check: a named step with its verdict and why. */

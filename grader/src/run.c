@@ -595,10 +595,10 @@ static int time_baseline(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_e
 }
 
 /* One timed run of a driver on the performance dataset; its median in @p ms. 1 ok, 0 failed
-   (@p reason, @p detail), -1 grader error. */
+   (@p reason, @p detail; *timed_out when it was killed at the time limit), -1 grader error. */
 static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, const char *dir,
                      const char *tag, const char *bin, const char *src_prefix, double *ms,
-                     char *reason, size_t size, gr_buf *detail, lk_error *err)
+                     int *timed_out, char *reason, size_t size, gr_buf *detail, lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     const char *flag;
@@ -613,7 +613,9 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
                    (long long)lc->perf_rows * lc->perf_cols * 8, s->drop, tag, &dr, err) != 0)
         return -1;
     int rc = 1;
+    *timed_out = 0;
     if (run_failed(&dr, src_prefix, reason, size, detail)) {
+        *timed_out = dr.o.end == GR_END_TIMEOUT;
         rc = 0;
     } else {
         *ms = gr_json_num(gr_json_get(dr.res, "gpu"), "ms_median", -1);
@@ -626,16 +628,26 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
     return rc;
 }
 
+/* Why a student run killed at the performance time limit gets no performance points. */
+static void too_slow_reason(const gr_lab_rubric *lab, char *buf, size_t size)
+{
+    snprintf(buf, size, "slower than the %g s time limit for %d steps x %d repeats: no "
+             "performance points", lab->limit_perf, lab->perf.steps, lab->repeat);
+}
+
 /* Performance: rounds of student then solution, the student's output on the performance
    dataset checked against the solution's. Returns -1 on grader errors, else 0 with
-   *output_ok telling whether that output was right (-1: not checked). *problem is set
-   (malloc'd) when the kit, not the student, failed. */
+   *output_ok telling whether that output was right (-1: not checked) and *too_slow set when
+   a student run was killed at the performance time limit. *problem is set (malloc'd) when
+   the kit, not the student, failed. */
 static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
-                       gr_lab_result *r, int *output_ok, char **problem, lk_error *err)
+                       gr_lab_result *r, int *output_ok, int *too_slow, char **problem,
+                       lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     gr_perf *p = &r->perf;
     *output_ok = -1;
+    *too_slow = 0;
     const char *flag;
     char spec[192];
     perf_args(lc, &flag, spec);
@@ -667,10 +679,30 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
     for (int i = 0; i < target && !failed; i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "perf-student-%d", i);
+        int timed_out = 0;
         int ok = timed_run(s, lc, driver, dir, tag, i == 0 ? stu_bin : NULL, src_prefix,
-                           &p->student_ms[i], reason, sizeof reason, &detail, err);
+                           &p->student_ms[i], &timed_out, reason, sizeof reason, &detail, err);
         if (ok < 0) {
             rc = -1;
+            break;
+        }
+        if (!ok && timed_out) {
+            /* Slow is not wrong: a run killed at the time limit costs the performance points
+               only. Its output, when round 0 did not get to write it, is not checked. */
+            if (i == 0) {
+                char *why = gr_strf("too slow to finish within the %g s performance time "
+                                    "limit: output not checked", lab->limit_perf);
+                gr_lab_add(r, "correctness", out_name, GR_NOT_RUN, why, NULL);
+                free(why);
+            }
+            char slow[256];
+            too_slow_reason(lab, slow, sizeof slow);
+            char *more = gr_strf("%s\n%s", reason, gr_buf_str(&detail));
+            gr_check *c = gr_lab_add(r, "performance", name, GR_FAIL, slow, more);
+            c->seconds = lab->limit_perf;
+            free(more);
+            *too_slow = 1;
+            failed = 1;
             break;
         }
         if (!ok) {
@@ -687,8 +719,10 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
             gr_buf sdetail = {0};
             const char *sol_bin = lc->sol_bin ? NULL : "solution.bin";
             char *sol_path = sol_bin ? gr_strf("%s/%s", soldir, sol_bin) : NULL;
+            int sol_timed_out;
             ok = timed_run(s, lc, lc->ref_driver, soldir, tag, sol_path, NULL,
-                           &p->solution_ms[i], sreason, sizeof sreason, &sdetail, err);
+                           &p->solution_ms[i], &sol_timed_out, sreason, sizeof sreason,
+                           &sdetail, err);
             if (ok == 1 && sol_path)
                 lc->sol_bin = gr_xstrdup(sol_path);
             free(sol_path);
@@ -847,7 +881,7 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
         free(ref.bin);
         free(name);
     }
-    int total = lab->ndatasets + (lc->have_solution ? 1 : 0);
+    int total = lab->ndatasets + (lc->have_solution ? 1 : 0), too_slow = 0, unchecked = 0;
     if (rc == 0 && !problem) {
         if (passed == lab->ndatasets) {
             if (lc->serial_state == 0)
@@ -860,12 +894,15 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
                 problem = gr_xstrdup(lc->baseline_error);
             int output_ok = -1;
             if (rc == 0 && !problem)
-                rc = performance(s, lc, work, driver, r, &output_ok, &problem, err);
+                rc = performance(s, lc, work, driver, r, &output_ok, &too_slow, &problem, err);
             if (output_ok == 1)
                 passed++;
             else if (output_ok == 0 && failed_first < 0)
                 snprintf(first_fail, sizeof first_fail, "performance dataset: %s",
                          r->checks[r->nchecks - 2].reason);
+            /* An output that a run too slow to finish never wrote counts neither way. */
+            unchecked = too_slow && output_ok < 0 && lc->have_solution;
+            total -= unchecked;
         } else {
             gr_lab_add(r, "correctness", "performance dataset: output", GR_NOT_RUN,
                        "not run: the lab is not correct on every dataset", NULL);
@@ -888,11 +925,19 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     r->performance = r->perf.measured ? r->perf.score.points : 0.0;
     r->score = r->correctness + r->performance;
     r->decided = 1;
-    if (passed == total && r->perf.measured)
+    if (passed == total && r->perf.measured) {
         gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d datasets; %s", total,
                        r->perf.score.reason);
-    else
+    } else if (passed == total && too_slow) {
+        char slow[256];
+        too_slow_reason(lab, slow, sizeof slow);
+        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d %sdatasets%s; %s", total,
+                       unchecked ? "checked " : "",
+                       unchecked ? " (the performance dataset's output was not checked: too "
+                                   "slow)" : "", slow);
+    } else {
         gr_lab_outcome(r, GR_OUT_INCORRECT, "incorrect: %d of %d datasets failed; first: %s",
                        total - passed, total, first_fail[0] ? first_fail : "see the checks");
+    }
     return 0;
 }

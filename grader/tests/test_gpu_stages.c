@@ -62,6 +62,9 @@ static const struct {
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
              "nanosleep(&ts, NULL); }"},
     {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
+    /* Right, but 2 s per run on the performance grid: past a 6 s limit with 1 + 3 runs. */
+    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {2, 0}; "
+                 "nanosleep(&ts, NULL); }"},
 };
 
 /* The class of the first test: every kind of failure. */
@@ -301,6 +304,15 @@ static void edit_rubric(const char *kit, const char *from, const char *to)
     free(path);
 }
 
+/* The check called @p name, or NULL. */
+static const gr_json *check_named(const gr_json *lab, const char *name)
+{
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        if (strcmp(gr_json_str(c, "name"), name) == 0)
+            return c;
+    return NULL;
+}
+
 Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_once)
 {
     static const char *const names[] = {"good", "slow", NULL};
@@ -424,6 +436,61 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     free(logged);
     free(console);
     free(runs);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correctness_points)
+{
+    static const char *const names[] = {"too-slow", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "run 5 performance 30", "run 5 performance 6");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+
+    char *text;
+    gr_json *j = lab_of(out, "too-slow", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 70);
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 0);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 70);
+    cr_assert_eq(gr_json_num(lab, "max", -1), 100);
+    cr_assert_str_eq(gr_json_str(lab, "summary"),
+                     "correct on all 4 checked datasets (the performance dataset's output was "
+                     "not checked: too slow); slower than the 6 s time limit for 40 steps x 3 "
+                     "repeats: no performance points");
+    const gr_json *output = check_named(lab, "performance dataset valley:160x160:3 (40 steps): "
+                                             "output");
+    cr_assert_not_null(output, "%s", text);
+    cr_assert_str_eq(gr_json_str(output, "status"), GR_NOT_RUN);
+    cr_assert_str_eq(gr_json_str(output, "reason"), "too slow to finish within the 6 s "
+                                                    "performance time limit: output not checked");
+    const gr_json *perf = check_named(lab, "performance valley:160x160:3 (40 steps)");
+    cr_assert_not_null(perf, "%s", text);
+    cr_assert_str_eq(gr_json_str(perf, "status"), GR_FAIL);
+    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for 40 steps x "
+                                                  "3 repeats: no performance points");
+    cr_assert(strstr(gr_json_str(perf, "detail"), "6 s time limit"), "%s",
+              gr_json_str(perf, "detail"));
+    int failed = 0;
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        failed += strcmp(gr_json_str(c, "stage"), "correctness") == 0 &&
+                  strcmp(gr_json_str(c, "status"), GR_FAIL) == 0;
+    cr_assert_eq(failed, 0, "a correctness check failed: %s", text);
+    gr_json_free(j);
+    free(text);
+    free(console);
     free(kit);
     free(subs);
     free(out);
