@@ -190,6 +190,8 @@ char *gr_rubric_lab_text(const gr_lab_rubric *lab)
                   lab->points_correct, lab->points_perf, lab->credit_all ? "all" : "proportional");
     gr_buf_printf(&b, "curve full %.17g zero %.17g\nmin-speedup %.17g\n", lab->curve_full,
                   lab->curve_zero, lab->min_speedup);
+    if (lab->baseline[0])
+        gr_buf_printf(&b, "baseline %s steps %d\n", lab->baseline, lab->baseline_steps);
     gr_buf_printf(&b, "rounds %d extra %d\nrepeat %d\n", lab->rounds, lab->extra_rounds,
                   lab->repeat);
     gr_buf_printf(&b, "time-limit build %.17g run %.17g performance %.17g\n", lab->limit_build,

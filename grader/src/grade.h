@@ -27,6 +27,11 @@ typedef struct gr_lab_ctx {
     int serial_steps;         /**< Steps timed on the CPU. */
     int serial_extrapolated;  /**< serial_ms scaled up from serial_steps. */
     char *serial_error;       /**< Why serial timing failed. */
+    int baseline_state;       /**< Timing of the rubric's baseline: 0 not yet, 1 done, -1 failed. */
+    double baseline_ms;       /**< Its GPU time for the performance run. */
+    int baseline_steps;       /**< Steps it was timed on. */
+    int baseline_extrapolated; /**< baseline_ms scaled up from baseline_steps. */
+    char *baseline_error;     /**< Why timing it failed. */
     char *sol_bin;            /**< The solution's output on the performance dataset. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
 } gr_lab_ctx;

@@ -731,6 +731,7 @@ int main(int argc, char **argv)
         free(s.labs[i].ref_driver);
         free(s.labs[i].ref_error);
         free(s.labs[i].serial_error);
+        free(s.labs[i].baseline_error);
         free(s.labs[i].sol_bin);
     }
     free(s.labs);

@@ -163,6 +163,12 @@ static void md_perf(FILE *f, const gr_perf *p)
     fputs("| measure | median | spread |\n|---|---|---|\n", f);
     fprintf(f, "| speedup vs serial | %.1fx | %.1fx - %.1fx |\n", p->score.speedup.median,
             p->score.speedup.lo, p->score.speedup.hi);
+    if (p->baseline) {
+        fputs("| speedup vs the given version (`--variant ", f);
+        md_cell(f, p->baseline);
+        fprintf(f, "`) | %.1fx | %.1fx - %.1fx |\n", p->score.vs_baseline.median,
+                p->score.vs_baseline.lo, p->score.vs_baseline.hi);
+    }
     if (p->have_solution)
         fprintf(f, "| speed relative to the solution | %.3f | %.3f - %.3f |\n",
                 p->score.ratio.median, p->score.ratio.lo, p->score.ratio.hi);
@@ -178,6 +184,14 @@ static void md_perf(FILE *f, const gr_perf *p)
     if (p->extrapolated)
         fprintf(f, " (extrapolated from a %d-step run: a full serial run is too slow)",
                 p->serial_steps);
+    if (p->baseline) {
+        fputs("  \nGiven version (`--variant ", f);
+        md_cell(f, p->baseline);
+        fprintf(f, "`): %.1f ms", p->baseline_ms);
+        if (p->baseline_extrapolated)
+            fprintf(f, " (extrapolated from a %d-step run)", p->baseline_steps);
+        fputs("; the minimum speedup is judged against it", f);
+    }
     fputs("  \n", f);
     if (p->score.inconclusive)
         fputs("\n**Inconclusive**: the measurements straddle a scoring threshold even after "

@@ -46,6 +46,7 @@ void gr_lab_free(gr_lab_result *r)
     free(r->graded_at);
     free(r->seed);
     free(r->perf.dataset);
+    free(r->perf.baseline);
     free(r->perf.student_ms);
     free(r->perf.solution_ms);
     memset(r, 0, sizeof *r);
@@ -178,6 +179,14 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
                 p->have_solution ? "true" : "false");
         write_spread(f, "ratio_to_solution", &p->score.ratio);
         write_spread(f, "speedup_vs_serial", &p->score.speedup);
+        fputs(",\"baseline\":", f);
+        lk_json_string(f, p->baseline);
+        if (p->baseline) {
+            key_number(f, "baseline_ms", p->baseline_ms);
+            fprintf(f, ",\"baseline_steps\":%d,\"baseline_extrapolated\":%s", p->baseline_steps,
+                    p->baseline_extrapolated ? "true" : "false");
+            write_spread(f, "speedup_vs_baseline", &p->score.vs_baseline);
+        }
         key_number(f, "points", p->score.points);
         fprintf(f, ",\"inconclusive\":%s", p->score.inconclusive ? "true" : "false");
         key_string(f, "reason", p->score.reason, 1);
@@ -260,6 +269,13 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
         perf->extrapolated = is_true(p, "serial_extrapolated");
         read_spread(p, "ratio_to_solution", &perf->score.ratio);
         read_spread(p, "speedup_vs_serial", &perf->score.speedup);
+        perf->baseline = dup_or_null(gr_json_str(p, "baseline"));
+        if (perf->baseline) {
+            perf->baseline_ms = gr_json_num(p, "baseline_ms", 0);
+            perf->baseline_steps = (int)gr_json_num(p, "baseline_steps", 0);
+            perf->baseline_extrapolated = is_true(p, "baseline_extrapolated");
+            read_spread(p, "speedup_vs_baseline", &perf->score.vs_baseline);
+        }
         perf->score.points = gr_json_num(p, "points", 0);
         perf->score.inconclusive = is_true(p, "inconclusive");
         snprintf(perf->score.reason, sizeof perf->score.reason, "%s",

@@ -24,7 +24,8 @@
 #define GR_OUT_BUILD_FAILED "build-failed" /**< Did not compile or link. */
 #define GR_OUT_GPU_NOT_RUN "gpu-not-run"  /**< Built and checked; no GPU to run it on. */
 #define GR_OUT_INCORRECT "incorrect"      /**< Ran; a dataset failed. */
-#define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured. */
+#define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured, or
+                                               too slow for its time limit (no points). */
 #define GR_OUT_ERROR "grader-error"       /**< The grader could not grade it (not the student's fault). */
 
 /** One check: a named step with its verdict and why. */
@@ -48,6 +49,11 @@ typedef struct gr_perf {
     double serial_ms;    /**< Serial reference time for @ref steps steps. */
     int serial_steps;    /**< Steps actually timed on the CPU. */
     int extrapolated;    /**< 1 when serial_ms was scaled up from serial_steps. */
+    char *baseline;      /**< The lab's given version (--variant) the minimum speedup is
+                              judged against, or NULL (judged against serial). */
+    double baseline_ms;  /**< Its GPU time for @ref steps steps. */
+    int baseline_steps;  /**< Steps it was actually timed on. */
+    int baseline_extrapolated; /**< 1 when baseline_ms was scaled up from baseline_steps. */
     gr_perf_score score; /**< Ratios, spreads, points, verdict. */
     int have_solution;   /**< 0 when the kit has no solution to compare with. */
 } gr_perf;

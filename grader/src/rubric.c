@@ -12,11 +12,12 @@
 
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
-       K_CURVE, K_SPEEDUP, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_COUNT };
+       K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
-    "credit", "curve", "min-speedup", "rounds", "repeat", "time-limit", "forbid-symbol"};
+    "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
+    "forbid-symbol"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
@@ -37,6 +38,7 @@ static const char *const key_usage[K_COUNT] = {
     "credit all | credit proportional",
     "curve full F zero Z (fractions of the solution's speed, e.g. curve full 0.8 zero 0.3)",
     "min-speedup X (e.g. min-speedup 5)",
+    "baseline VARIANT steps N (e.g. baseline uncoalesced steps 5)",
     "rounds N [extra M] (e.g. rounds 3 extra 4)",
     "repeat N (e.g. repeat 5)",
     "time-limit [build S] [run S] [performance S] (seconds)",
@@ -322,6 +324,25 @@ static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
         if (expect_args(c, k, ntok, 1, 1) != 0)
             return -1;
         return parse_num(c, "min-speedup", tok[1], 0, 1e9, &lab->min_speedup);
+    case K_BASELINE:
+        if (ntok < 4)
+            return bad(c, "baseline: missing %s: write %s", ntok < 2 ? "value" : "'steps N'",
+                       key_usage[k]);
+        if (ntok > 4)
+            return bad(c, "baseline: too many values: write %s", key_usage[k]);
+        /* The name goes to the driver's --variant as it is: a plain word of its size. */
+        if (!is_word(tok[1], "-_") || !isalnum((unsigned char)tok[1][0]) ||
+            strlen(tok[1]) >= sizeof lab->baseline)
+            return bad(c, "baseline: '%s' is not a variant name (letters, digits, '-' and '_', "
+                          "starting with a letter or digit, at most %zu): write %s", tok[1],
+                       sizeof lab->baseline - 1, key_usage[k]);
+        if (strcmp(tok[2], "steps") != 0)
+            return bad(c, "baseline: unknown word '%s' where 'steps' belongs: write %s", tok[2],
+                       key_usage[k]);
+        if (parse_count(c, "baseline steps", tok[3], 1, 100000000, &lab->baseline_steps) != 0)
+            return -1;
+        strcpy(lab->baseline, tok[1]);
+        return 0;
     case K_ROUNDS:
         if (ntok == 2)
             lab->extra_rounds = 0;
@@ -465,7 +486,8 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                 if (k == K_COUNT)
                     rc = bad(&c, "unknown key '%s': the keys are driver, student-file, entry, "
                                  "policy, public, hidden, performance, points, credit, curve, "
-                                 "min-speedup, rounds, repeat, time-limit, forbid-symbol, end",
+                                 "min-speedup, baseline, rounds, repeat, time-limit, "
+                                 "forbid-symbol, end",
                              tok[0]);
                 else if (seen[k] && !repeatable(k))
                     rc = bad(&c, "'%s' given twice in lab %s: keep one", key_names[k], lab->name);

@@ -14,6 +14,8 @@
 #define GR_MAX_FILES 8
 /** Longest lab, file, driver or dataset name. */
 #define GR_NAME_MAX 128
+/** Longest `--variant` name plus its NUL (the drivers' lk_launch.variant). */
+#define GR_VARIANT_MAX 32
 
 /** How outputs are judged. */
 typedef enum gr_policy {
@@ -58,7 +60,11 @@ typedef struct gr_lab_rubric {
                                    0: in proportion to the datasets passed. */
     double curve_full;        /**< Full performance credit at this fraction of the solution's speed. */
     double curve_zero;        /**< No performance credit below this fraction. */
-    double min_speedup;       /**< Minimum speedup vs serial for any performance credit. */
+    double min_speedup;       /**< Minimum speedup for any performance credit: vs the
+                                   baseline when there is one, else vs serial. */
+    char baseline[GR_VARIANT_MAX]; /**< The lab's given version (`--variant` of the trusted
+                                   driver) that min_speedup is judged against; "": none. */
+    int baseline_steps;       /**< GPU steps the baseline is timed on, extrapolated to perf.steps. */
     int rounds;               /**< A/B rounds of the performance measurement. */
     int extra_rounds;         /**< More rounds when the first ones are inconclusive. */
     int repeat;               /**< Timed runs per driver invocation (--repeat). */

@@ -534,11 +534,71 @@ static int time_serial(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_err
     return rc;
 }
 
+/* The lab's given version (the rubric's baseline), once per session like the serial
+   reference: (t(N) - t(0)) / N per step from the trusted driver's gpu.ms_median, so that
+   loading and transfers around the steps do not count. */
+static int time_baseline(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_error *err)
+{
+    const gr_lab_rubric *lab = lc->rub;
+    const char *flag;
+    char spec[192], repeat_s[16];
+    perf_args(lc, &flag, spec);
+    snprintf(repeat_s, sizeof repeat_s, "%d", lab->repeat);
+    int N = lab->baseline_steps < lab->perf.steps ? lab->baseline_steps : lab->perf.steps;
+    char *dir = gr_strf("%s/perf", lc->kit_work);
+    double ms[2] = {0, 0};
+    int counts[2] = {0, N};
+    int rc = prepare_dir(s, dir, err);
+    for (int k = 0; k < 2 && rc == 0 && lc->baseline_state == 0; k++) {
+        char steps_s[16], tag[32];
+        snprintf(steps_s, sizeof steps_s, "%d", counts[k]);
+        snprintf(tag, sizeof tag, "baseline%d", counts[k]);
+        const char *args[] = {"--gpu", "--variant", lab->baseline, flag, spec, "--steps", steps_s,
+                              "--repeat", repeat_s, NULL};
+        driver_run dr;
+        if (run_driver(s, refdrv, dir, args, lab->limit_perf, 0, s->drop, tag, &dr, err) != 0) {
+            rc = -1;
+            break;
+        }
+        char reason[1024];
+        gr_buf detail = {0};
+        int failed = run_failed(&dr, NULL, reason, sizeof reason, &detail);
+        if (!failed) {
+            ms[k] = gr_json_num(gr_json_get(dr.res, "gpu"), "ms_median", -1);
+            if (!(counts[k] > 0 ? ms[k] > 0 : ms[k] >= 0)) {
+                snprintf(reason, sizeof reason, "the result line has no %s gpu.ms_median",
+                         counts[k] > 0 ? "positive" : "valid");
+                failed = 1;
+            }
+        }
+        if (failed) {
+            lc->baseline_state = -1;
+            lc->baseline_error = gr_strf("timing the given version (--variant %s) on %s (%d "
+                                         "steps) failed: %s%s%s", lab->baseline, spec,
+                                         counts[k], reason, detail.len ? "\n" : "",
+                                         gr_buf_str(&detail));
+        }
+        gr_buf_free(&detail);
+        driver_run_free(&dr);
+    }
+    if (rc == 0 && lc->baseline_state == 0) {
+        double per_step = (ms[1] - ms[0]) / N;
+        if (!(per_step > 0))
+            per_step = ms[1] / N;
+        lc->baseline_ms = per_step * lab->perf.steps;
+        lc->baseline_steps = N;
+        lc->baseline_extrapolated = N < lab->perf.steps;
+        lc->baseline_state = 1;
+    }
+    free(dir);
+    return rc;
+}
+
 /* One timed run of a driver on the performance dataset; its median in @p ms. 1 ok, 0 failed
-   (@p reason, @p detail), -1 grader error. */
+   (@p reason, @p detail; *timed_out when it was killed at the time limit), -1 grader error. */
 static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, const char *dir,
                      const char *tag, const char *bin, const char *src_prefix, double *ms,
-                     char *reason, size_t size, gr_buf *detail, lk_error *err)
+                     int *timed_out, char *reason, size_t size, gr_buf *detail, lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     const char *flag;
@@ -553,7 +613,9 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
                    (long long)lc->perf_rows * lc->perf_cols * 8, s->drop, tag, &dr, err) != 0)
         return -1;
     int rc = 1;
+    *timed_out = 0;
     if (run_failed(&dr, src_prefix, reason, size, detail)) {
+        *timed_out = dr.o.end == GR_END_TIMEOUT;
         rc = 0;
     } else {
         *ms = gr_json_num(gr_json_get(dr.res, "gpu"), "ms_median", -1);
@@ -566,16 +628,26 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
     return rc;
 }
 
+/* Why a student run killed at the performance time limit gets no performance points. */
+static void too_slow_reason(const gr_lab_rubric *lab, char *buf, size_t size)
+{
+    snprintf(buf, size, "slower than the %g s time limit for %d steps x %d repeats: no "
+             "performance points", lab->limit_perf, lab->perf.steps, lab->repeat);
+}
+
 /* Performance: rounds of student then solution, the student's output on the performance
    dataset checked against the solution's. Returns -1 on grader errors, else 0 with
-   *output_ok telling whether that output was right (-1: not checked). *problem is set
-   (malloc'd) when the kit, not the student, failed. */
+   *output_ok telling whether that output was right (-1: not checked) and *too_slow set when
+   a student run was killed at the performance time limit. *problem is set (malloc'd) when
+   the kit, not the student, failed. */
 static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
-                       gr_lab_result *r, int *output_ok, char **problem, lk_error *err)
+                       gr_lab_result *r, int *output_ok, int *too_slow, char **problem,
+                       lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     gr_perf *p = &r->perf;
     *output_ok = -1;
+    *too_slow = 0;
     const char *flag;
     char spec[192];
     perf_args(lc, &flag, spec);
@@ -594,6 +666,12 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
     p->serial_ms = lc->serial_ms;
     p->serial_steps = lc->serial_steps;
     p->extrapolated = lc->serial_extrapolated;
+    if (lab->baseline[0]) {
+        p->baseline = gr_xstrdup(lab->baseline);
+        p->baseline_ms = lc->baseline_ms;
+        p->baseline_steps = lc->baseline_steps;
+        p->baseline_extrapolated = lc->baseline_extrapolated;
+    }
     int target = lab->rounds, failed = 0;
     char reason[1024];
     gr_buf detail = {0};
@@ -601,10 +679,30 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
     for (int i = 0; i < target && !failed; i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "perf-student-%d", i);
+        int timed_out = 0;
         int ok = timed_run(s, lc, driver, dir, tag, i == 0 ? stu_bin : NULL, src_prefix,
-                           &p->student_ms[i], reason, sizeof reason, &detail, err);
+                           &p->student_ms[i], &timed_out, reason, sizeof reason, &detail, err);
         if (ok < 0) {
             rc = -1;
+            break;
+        }
+        if (!ok && timed_out) {
+            /* Slow is not wrong: a run killed at the time limit costs the performance points
+               only. Its output, when round 0 did not get to write it, is not checked. */
+            if (i == 0) {
+                char *why = gr_strf("too slow to finish within the %g s performance time "
+                                    "limit: output not checked", lab->limit_perf);
+                gr_lab_add(r, "correctness", out_name, GR_NOT_RUN, why, NULL);
+                free(why);
+            }
+            char slow[256];
+            too_slow_reason(lab, slow, sizeof slow);
+            char *more = gr_strf("%s\n%s", reason, gr_buf_str(&detail));
+            gr_check *c = gr_lab_add(r, "performance", name, GR_FAIL, slow, more);
+            c->seconds = lab->limit_perf;
+            free(more);
+            *too_slow = 1;
+            failed = 1;
             break;
         }
         if (!ok) {
@@ -621,8 +719,10 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
             gr_buf sdetail = {0};
             const char *sol_bin = lc->sol_bin ? NULL : "solution.bin";
             char *sol_path = sol_bin ? gr_strf("%s/%s", soldir, sol_bin) : NULL;
+            int sol_timed_out;
             ok = timed_run(s, lc, lc->ref_driver, soldir, tag, sol_path, NULL,
-                           &p->solution_ms[i], sreason, sizeof sreason, &sdetail, err);
+                           &p->solution_ms[i], &sol_timed_out, sreason, sizeof sreason,
+                           &sdetail, err);
             if (ok == 1 && sol_path)
                 lc->sol_bin = gr_xstrdup(sol_path);
             free(sol_path);
@@ -665,8 +765,8 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
         }
         if (i + 1 == target) {
             gr_perf_score_rounds(p->student_ms, p->solution_ms, p->rounds, p->serial_ms,
-                                 lab->min_speedup, lab->curve_full, lab->curve_zero,
-                                 lab->points_perf, &p->score);
+                                 p->baseline, p->baseline_ms, lab->min_speedup,
+                                 lab->curve_full, lab->curve_zero, lab->points_perf, &p->score);
             /* A verdict that depends on noise is measured again before it is decided. */
             if (p->score.inconclusive && target < max_rounds)
                 target = max_rounds;
@@ -679,10 +779,15 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
             t0 += p->student_ms[i];
         gr_buf line = {0};
         gr_buf_printf(&line, "%.2fx the solution's speed (spread %.2f-%.2f), %.1fx serial "
-                             "(spread %.1f-%.1f), %d rounds: %.1f of %g points",
+                             "(spread %.1f-%.1f)",
                       p->score.ratio.median, p->score.ratio.lo, p->score.ratio.hi,
-                      p->score.speedup.median, p->score.speedup.lo, p->score.speedup.hi,
-                      p->rounds, p->score.points, lab->points_perf);
+                      p->score.speedup.median, p->score.speedup.lo, p->score.speedup.hi);
+        if (p->baseline)
+            gr_buf_printf(&line, ", %.1fx the given version --variant %s (spread %.1f-%.1f)",
+                          p->score.vs_baseline.median, p->baseline, p->score.vs_baseline.lo,
+                          p->score.vs_baseline.hi);
+        gr_buf_printf(&line, ", %d rounds: %.1f of %g points", p->rounds, p->score.points,
+                      lab->points_perf);
         if (!p->have_solution)
             gr_buf_printf(&line, " (no solution to compare with)");
         gr_check *c = gr_lab_add(r, "performance", name,
@@ -776,21 +881,28 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
         free(ref.bin);
         free(name);
     }
-    int total = lab->ndatasets + (lc->have_solution ? 1 : 0);
+    int total = lab->ndatasets + (lc->have_solution ? 1 : 0), too_slow = 0, unchecked = 0;
     if (rc == 0 && !problem) {
         if (passed == lab->ndatasets) {
             if (lc->serial_state == 0)
                 rc = time_serial(s, lc, refdrv, err);
             if (rc == 0 && lc->serial_state < 0)
                 problem = gr_xstrdup(lc->serial_error);
+            if (rc == 0 && !problem && lab->baseline[0] && lc->baseline_state == 0)
+                rc = time_baseline(s, lc, refdrv, err);
+            if (rc == 0 && !problem && lab->baseline[0] && lc->baseline_state < 0)
+                problem = gr_xstrdup(lc->baseline_error);
             int output_ok = -1;
             if (rc == 0 && !problem)
-                rc = performance(s, lc, work, driver, r, &output_ok, &problem, err);
+                rc = performance(s, lc, work, driver, r, &output_ok, &too_slow, &problem, err);
             if (output_ok == 1)
                 passed++;
             else if (output_ok == 0 && failed_first < 0)
                 snprintf(first_fail, sizeof first_fail, "performance dataset: %s",
                          r->checks[r->nchecks - 2].reason);
+            /* An output that a run too slow to finish never wrote counts neither way. */
+            unchecked = too_slow && output_ok < 0 && lc->have_solution;
+            total -= unchecked;
         } else {
             gr_lab_add(r, "correctness", "performance dataset: output", GR_NOT_RUN,
                        "not run: the lab is not correct on every dataset", NULL);
@@ -813,11 +925,19 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     r->performance = r->perf.measured ? r->perf.score.points : 0.0;
     r->score = r->correctness + r->performance;
     r->decided = 1;
-    if (passed == total && r->perf.measured)
+    if (passed == total && r->perf.measured) {
         gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d datasets; %s", total,
                        r->perf.score.reason);
-    else
+    } else if (passed == total && too_slow) {
+        char slow[256];
+        too_slow_reason(lab, slow, sizeof slow);
+        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d %sdatasets%s; %s", total,
+                       unchecked ? "checked " : "",
+                       unchecked ? " (the performance dataset's output was not checked: too "
+                                   "slow)" : "", slow);
+    } else {
         gr_lab_outcome(r, GR_OUT_INCORRECT, "incorrect: %d of %d datasets failed; first: %s",
                        total - passed, total, first_fail[0] ? first_fail : "see the checks");
+    }
     return 0;
 }

@@ -61,41 +61,56 @@ int gr_straddles(const gr_spread *s, double threshold)
 }
 
 void gr_perf_score_rounds(const double *student_ms, const double *solution_ms, int n,
-                          double serial_ms, double min_speedup, double full, double zero,
-                          double points, gr_perf_score *out)
+                          double serial_ms, const char *baseline, double baseline_ms,
+                          double min_speedup, double full, double zero, double points,
+                          gr_perf_score *out)
 {
     memset(out, 0, sizeof *out);
+    int vs_baseline = baseline && baseline[0];
     double *ratio = malloc((n > 0 ? n : 1) * sizeof *ratio);
     double *speedup = malloc((n > 0 ? n : 1) * sizeof *speedup);
-    if (!ratio || !speedup || n <= 0) {
+    double *over = malloc((n > 0 ? n : 1) * sizeof *over);
+    if (!ratio || !speedup || !over || n <= 0) {
         free(ratio);
         free(speedup);
+        free(over);
         snprintf(out->reason, sizeof out->reason, "no performance measurement");
         return;
     }
     for (int i = 0; i < n; i++) {
         speedup[i] = student_ms[i] > 0 ? serial_ms / student_ms[i] : 0.0;
+        over[i] = student_ms[i] > 0 ? baseline_ms / student_ms[i] : 0.0;
         ratio[i] = solution_ms && student_ms[i] > 0 ? solution_ms[i] / student_ms[i] : 0.0;
     }
     gr_spread_of(speedup, n, &out->speedup);
+    if (vs_baseline)
+        gr_spread_of(over, n, &out->vs_baseline);
     if (solution_ms)
         gr_spread_of(ratio, n, &out->ratio);
     free(ratio);
     free(speedup);
+    free(over);
 
-    out->inconclusive = gr_straddles(&out->speedup, min_speedup) ||
+    /* The minimum is judged against the given version when the lab has one, else serial. */
+    const gr_spread *judged = vs_baseline ? &out->vs_baseline : &out->speedup;
+    char what[96];
+    if (vs_baseline)
+        snprintf(what, sizeof what, "speedup vs the given version (--variant %s)", baseline);
+    else
+        snprintf(what, sizeof what, "speedup vs serial");
+    out->inconclusive = gr_straddles(judged, min_speedup) ||
                         (solution_ms && (gr_straddles(&out->ratio, full) ||
                                          gr_straddles(&out->ratio, zero)));
-    if (out->speedup.median < min_speedup) {
+    if (judged->median < min_speedup) {
         out->points = 0.0;
         snprintf(out->reason, sizeof out->reason,
-                 "speedup vs serial %.1fx is below the minimum %gx: no performance points",
-                 out->speedup.median, min_speedup);
+                 "%s %.1fx is below the minimum %gx: no performance points", what,
+                 judged->median, min_speedup);
     } else if (!solution_ms) {
         out->points = points;
         snprintf(out->reason, sizeof out->reason,
-                 "speedup vs serial %.1fx meets the minimum %gx; no solution in this kit to "
-                 "compare with: full points, provisional", out->speedup.median, min_speedup);
+                 "%s %.1fx meets the minimum %gx; no solution in this kit to compare with: "
+                 "full points, provisional", what, judged->median, min_speedup);
     } else {
         double f = gr_curve(out->ratio.median, full, zero);
         out->points = points * f;

@@ -40,6 +40,7 @@ int gr_straddles(const gr_spread *s, double threshold);
 typedef struct gr_perf_score {
     gr_spread ratio;    /**< Per-round student speed / solution speed. */
     gr_spread speedup;  /**< Per-round speedup of the student over the serial reference. */
+    gr_spread vs_baseline; /**< Per-round speedup over the lab's given version (n 0: none). */
     double points;      /**< Points awarded. */
     int inconclusive;   /**< The spread straddles a threshold: scored from the medians. */
     char reason[384];   /**< One line: why these points. */
@@ -47,11 +48,15 @@ typedef struct gr_perf_score {
 
 /**
  * Score @p n rounds: @p student_ms[i] and @p solution_ms[i] are the two drivers' median
- * times in round i, @p serial_ms the serial reference time of the same work. With no
- * solution (@p solution_ms NULL) only the minimum speedup counts: full points if met.
+ * times in round i, @p serial_ms the serial reference time of the same work. The minimum
+ * speedup is judged against the serial reference, or, when @p baseline names the lab's
+ * given version (its `--variant`), against that version's time @p baseline_ms of the same
+ * work. With no solution (@p solution_ms NULL) only the minimum speedup counts: full
+ * points if met.
  */
 void gr_perf_score_rounds(const double *student_ms, const double *solution_ms, int n,
-                          double serial_ms, double min_speedup, double full, double zero,
-                          double points, gr_perf_score *out);
+                          double serial_ms, const char *baseline, double baseline_ms,
+                          double min_speedup, double full, double zero, double points,
+                          gr_perf_score *out);
 
 #endif

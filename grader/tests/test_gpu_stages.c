@@ -62,10 +62,17 @@ static const struct {
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
              "nanosleep(&ts, NULL); }"},
     {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
+    /* Right, but 2 s per run on the performance grid: past a 6 s limit with 1 + 3 runs. */
+    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {2, 0}; "
+                 "nanosleep(&ts, NULL); }"},
 };
 
-/* The stand-in kit and a class of stand-in students; returns the kit folder. */
-static char *make_kit(char **subs)
+/* The class of the first test: every kind of failure. */
+static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood", NULL};
+
+/* The stand-in kit and a class of the stand-in students named in @p names (the solution is
+   "good"); returns the kit folder. */
+static char *make_kit(char **subs, const char *const *names)
 {
     char *kit = gr_strf("%s/kit", dir);
     char *lab = gr_strf("%s/labs/01-fake", kit);
@@ -114,10 +121,17 @@ static char *make_kit(char **subs)
     char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
     *subs = gr_strf("%s/class", dir);
     for (size_t i = 0; i < sizeof students / sizeof students[0]; i++) {
+        int wanted = strcmp(students[i].name, "good") == 0 ? 2 : 0;
+        for (int k = 0; names[k]; k++)
+            wanted |= strcmp(names[k], students[i].name) == 0;
+        if (!wanted)
+            continue;
         char *code = gr_replace_all(tmpl, "@MISBEHAVE@", students[i].code);
-        write_text(p = gr_strf("%s/%s/labs/01-fake/kernels.c", *subs, students[i].name), code);
-        free(p);
-        if (i == 0) {
+        if (wanted & 1) {
+            write_text(p = gr_strf("%s/%s/labs/01-fake/kernels.c", *subs, students[i].name), code);
+            free(p);
+        }
+        if (wanted & 2) {
             write_text(p = gr_strf("%s/solutions/01-fake/kernels.c", kit), code);
             free(p);
         }
@@ -172,7 +186,7 @@ static int count_files(const char *path, const char *suffix)
 Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_the_solution)
 {
     char *subs;
-    char *kit = make_kit(&subs);
+    char *kit = make_kit(&subs, failures);
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "777",
@@ -267,6 +281,215 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     free(log2);
 
     free(cache);
+    free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+/* Replace @p from (which must be there) by @p to in the stand-in kit's rubric. */
+static void edit_rubric(const char *kit, const char *from, const char *to)
+{
+    char *path = gr_strf("%s/grader/rubric.txt", kit);
+    lk_error err;
+    char *text = gr_read_file(path, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    cr_assert(strstr(text, from), "the stand-in rubric has no '%s'", from);
+    char *edited = gr_replace_all(text, from, to);
+    write_text(path, edited);
+    free(edited);
+    free(text);
+    free(path);
+}
+
+/* The check called @p name, or NULL. */
+static const gr_json *check_named(const gr_json *lab, const char *name)
+{
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        if (strcmp(gr_json_str(c, "name"), name) == 0)
+            return c;
+    return NULL;
+}
+
+Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_once)
+{
+    static const char *const names[] = {"good", "slow", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "min-speedup     0.1", "min-speedup     10\n    baseline given steps 5");
+    /* The stand-in driver logs each run of the given version here (see its log_variant). */
+    char *runs = gr_strf("%s/variant-runs.log", kit);
+    write_text(runs, "");
+    cr_assert_eq(chmod(runs, 0666), 0);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+
+    char *logged = gr_read_file(runs, 1 << 16, NULL, &err);
+    cr_assert_str_eq(logged, "given 0\ngiven 5\n",
+                     "the given version must be timed once per session, on 0 and 5 steps: %s",
+                     logged);
+
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    const gr_json *perf = gr_json_get(lab, "performance_measurement");
+    cr_assert_str_eq(gr_json_str(perf, "baseline"), "given");
+    cr_assert_eq(gr_json_num(perf, "baseline_steps", 0), 5);
+    cr_assert(gr_json_get(perf, "baseline_extrapolated")->number, "40 steps timed from 5");
+    double base_ms = gr_json_num(perf, "baseline_ms", 0);
+    cr_assert(base_ms > 1900 && base_ms < 40000, "40 steps of 50 ms sleep each took %.1f ms",
+              base_ms);
+    double over = gr_json_num(gr_json_get(perf, "speedup_vs_baseline"), "median", 0);
+    cr_assert(over > 10, "the solution's own code is only %.1fx the given version", over);
+    cr_assert(gr_json_num(lab, "performance", 0) > 0, "%s", gr_json_str(lab, "summary"));
+    cr_assert(strstr(text, "x the given version --variant given (spread "), "%s", text);
+    cr_assert_null(strstr(text, "below the minimum"), "%s", text);
+    gr_json_free(j);
+    free(text);
+    char *md_path = gr_strf("%s/students/good/report.md", out);
+    char *md = gr_read_file(md_path, 1 << 22, NULL, &err);
+    cr_assert_not_null(md, "%s", err.msg);
+    cr_assert(strstr(md, "| speedup vs the given version (`--variant given`) |"), "%s", md);
+    cr_assert(strstr(md, "Given version (`--variant given`): "), "%s", md);
+    cr_assert(strstr(md, "(extrapolated from a 5-step run)"), "%s", md);
+    free(md);
+    free(md_path);
+
+    /* At least 300 ms a run against about 2 s for the given version: below the minimum 10x. */
+    j = lab_of(out, "slow", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "score", -1), 70);
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 0);
+    perf = gr_json_get(lab, "performance_measurement");
+    cr_assert_eq(gr_json_num(perf, "baseline_ms", 0), base_ms,
+                 "every student is compared with the same timing of the given version");
+    const char *why = gr_json_str(perf, "reason");
+    cr_assert(strstr(why, "speedup vs the given version (--variant given) ") &&
+              strstr(why, "x is below the minimum 10x: no performance points"), "%s", why);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "below the minimum 10x"), "%s",
+              gr_json_str(lab, "summary"));
+    gr_json_free(j);
+    free(text);
+
+    /* A re-run reuses the saved results, baseline and all, and times nothing again. */
+    status = gr_test_run_grader(args, log);
+    cr_assert_eq(status, 0, "re-run: exit status %d", status);
+    char *relogged = gr_read_file(runs, 1 << 16, NULL, &err);
+    cr_assert_str_eq(relogged, "given 0\ngiven 5\n", "nothing changed, yet: %s", relogged);
+    free(relogged);
+    j = lab_of(out, "slow", &text);
+    lab = first_lab(j);
+    perf = gr_json_get(lab, "performance_measurement");
+    cr_assert_str_eq(gr_json_str(perf, "baseline"), "given");
+    cr_assert_eq(gr_json_num(perf, "baseline_ms", 0), base_ms);
+    cr_assert_eq(gr_json_num(gr_json_get(perf, "speedup_vs_baseline"), "n", 0),
+                 gr_json_num(perf, "rounds", -1));
+    cr_assert(strstr(gr_json_str(perf, "reason"), "below the minimum 10x"), "%s", text);
+    gr_json_free(j);
+    free(text);
+    md_path = gr_strf("%s/students/slow/report.md", out);
+    md = gr_read_file(md_path, 1 << 22, NULL, &err);
+    cr_assert(strstr(md, "(reused: unchanged since)"), "%s", md);
+    cr_assert(strstr(md, "Given version (`--variant given`): "), "%s", md);
+    free(md);
+    free(md_path);
+
+    /* A given version the driver does not have is the kit's problem: the lab is not graded. */
+    char *rubric = gr_strf("%s/grader/rubric.txt", kit);
+    char *bad_rubric = gr_strf("%s/bad-rubric.txt", dir);
+    char *good_text = gr_read_file(rubric, 1 << 20, NULL, &err);
+    char *bad_text = gr_replace_all(good_text, "baseline given", "baseline nosuch");
+    write_text(bad_rubric, bad_text);
+    char *out2 = gr_strf("%s/out2", dir);
+    const char *again[] = {"--kit", kit, "--submissions", subs, "--out", out2, "--seed", "5",
+                           "--rubric", bad_rubric, "--assume-gpu", "stand-in", "--gpu-lock",
+                           lock, "--only", "good", NULL};
+    status = gr_test_run_grader(again, log);
+    char *console2 = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 1, "a kit problem must make the grader fail: %d\n%s", status, console2);
+    j = lab_of(out2, "good", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_ERROR, "%s", gr_json_str(lab, "summary"));
+    const char *summary = gr_json_str(lab, "summary");
+    cr_assert(strstr(summary, "not graded, the kit failed: timing the given version "
+                              "(--variant nosuch) on valley:160x160:3 (0 steps) failed: ") &&
+              strstr(summary, "unknown variant"), "%s", summary);
+    gr_json_free(j);
+    free(text);
+
+    free(console2);
+    free(out2);
+    free(bad_text);
+    free(good_text);
+    free(bad_rubric);
+    free(rubric);
+    free(logged);
+    free(console);
+    free(runs);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correctness_points)
+{
+    static const char *const names[] = {"too-slow", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "run 5 performance 30", "run 5 performance 6");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+
+    char *text;
+    gr_json *j = lab_of(out, "too-slow", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 70);
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 0);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 70);
+    cr_assert_eq(gr_json_num(lab, "max", -1), 100);
+    cr_assert_str_eq(gr_json_str(lab, "summary"),
+                     "correct on all 4 checked datasets (the performance dataset's output was "
+                     "not checked: too slow); slower than the 6 s time limit for 40 steps x 3 "
+                     "repeats: no performance points");
+    const gr_json *output = check_named(lab, "performance dataset valley:160x160:3 (40 steps): "
+                                             "output");
+    cr_assert_not_null(output, "%s", text);
+    cr_assert_str_eq(gr_json_str(output, "status"), GR_NOT_RUN);
+    cr_assert_str_eq(gr_json_str(output, "reason"), "too slow to finish within the 6 s "
+                                                    "performance time limit: output not checked");
+    const gr_json *perf = check_named(lab, "performance valley:160x160:3 (40 steps)");
+    cr_assert_not_null(perf, "%s", text);
+    cr_assert_str_eq(gr_json_str(perf, "status"), GR_FAIL);
+    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for 40 steps x "
+                                                  "3 repeats: no performance points");
+    cr_assert(strstr(gr_json_str(perf, "detail"), "6 s time limit"), "%s",
+              gr_json_str(perf, "detail"));
+    int failed = 0;
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        failed += strcmp(gr_json_str(c, "stage"), "correctness") == 0 &&
+                  strcmp(gr_json_str(c, "status"), GR_FAIL) == 0;
+    cr_assert_eq(failed, 0, "a correctness check failed: %s", text);
+    gr_json_free(j);
+    free(text);
     free(console);
     free(kit);
     free(subs);

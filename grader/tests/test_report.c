@@ -73,6 +73,11 @@ static void odd_lab(gr_lab_result *r)
     r->perf.solution_ms[1] = 9.5;
     r->perf.serial_ms = 120000;
     r->perf.score.ratio.median = 0.86;
+    r->perf.baseline = gr_xstrdup("uncoalesced");
+    r->perf.baseline_ms = 263000.5;
+    r->perf.baseline_steps = 5;
+    r->perf.baseline_extrapolated = 1;
+    r->perf.score.vs_baseline = (gr_spread){.median = 23.5, .lo = 22.0, .hi = 24.0, .n = 2};
     r->perf.score.points = 30;
     snprintf(r->perf.score.reason, sizeof r->perf.score.reason, "reason with \"quotes\"");
 }
@@ -104,6 +109,30 @@ Test(report, lab_results_round_trip_through_json_with_odd_messages)
     cr_assert_eq(back.perf.student_ms[1], 11.0);
     cr_assert_eq(back.perf.solution_ms[0], 9.0);
     cr_assert_str_eq(back.perf.score.reason, "reason with \"quotes\"");
+    cr_assert_str_eq(back.perf.baseline, "uncoalesced");
+    cr_assert_eq(back.perf.baseline_ms, 263000.5);
+    cr_assert_eq(back.perf.baseline_steps, 5);
+    cr_assert(back.perf.baseline_extrapolated);
+    cr_assert_eq(back.perf.score.vs_baseline.median, 23.5);
+    cr_assert_eq(back.perf.score.vs_baseline.lo, 22.0);
+    cr_assert_eq(back.perf.score.vs_baseline.hi, 24.0);
+    cr_assert_eq(back.perf.score.vs_baseline.n, 2);
+    gr_json_free(j);
+    free(buf);
+    gr_lab_free(&back);
+
+    /* Without a baseline: "baseline": null, read back as none. */
+    free(r.perf.baseline);
+    r.perf.baseline = NULL;
+    buf = NULL;
+    f = open_memstream(&buf, &size);
+    gr_lab_write_json(f, &r);
+    fclose(f);
+    cr_assert(strstr(buf, "\"baseline\":null"), "%s", buf);
+    cr_assert_null(strstr(buf, "speedup_vs_baseline"), "%s", buf);
+    j = gr_json_parse(buf, "lab result", &err);
+    LK_ASSERT_OK(gr_lab_from_json(j, &back, &err), &err);
+    cr_assert_null(back.perf.baseline);
     gr_json_free(j);
     free(buf);
     gr_lab_free(&r);
@@ -194,6 +223,12 @@ Test(report, every_report_of_an_odd_student_is_well_formed)
     cr_assert(strstr(md, "````text\n```\nkernels.cu(3): error: <oops>"),
               "a longer fence protects a detail holding ```:\n%s", md);
     cr_assert(strstr(md, "incorrect: \"quoted\" \\| piped"), "pipes escaped in tables");
+    cr_assert(strstr(md, "| speedup vs serial | 0.0x |"), "%s", md);
+    cr_assert(strstr(md, "| speedup vs the given version (`--variant uncoalesced`) | 23.5x | "
+                         "22.0x - 24.0x |\n"), "%s", md);
+    cr_assert(strstr(md, "Given version (`--variant uncoalesced`): 263000.5 ms (extrapolated "
+                         "from a 5-step run); the minimum speedup is judged against it"),
+              "%s", md);
 
     char *junit = write_with(gr_write_junit, &c, st, 1);
     cr_assert(strstr(junit, "<testsuites name=\"labkit-grade\" tests=\"3\" failures=\"2\""),

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "env.h"
 #include "grader_testing.h"
 #include "labkit/testing.h"
 #include "rubric.h"
@@ -84,6 +85,13 @@ Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
     }
     cr_assert(hidden >= 1, "lab 01 needs hidden datasets");
     cr_assert(lab->perf.steps > 0 && lab->serial_steps > 0);
+    cr_assert_str_eq(lab->baseline, "", "lab 01's minimum speedup is over serial");
+    /* Lab 02's issue: the minimum speedup is over the given uncoalesced version. */
+    lab = gr_rubric_find(&r, "02-coalescing");
+    cr_assert_not_null(lab);
+    cr_assert_str_eq(lab->baseline, "uncoalesced");
+    cr_assert_eq(lab->baseline_steps, 5);
+    cr_assert_eq(lab->min_speedup, 20);
     gr_rubric_free(&r);
 }
 
@@ -152,6 +160,27 @@ Test(rubric, optional_settings_have_defaults)
     cr_assert_eq(r.labs[0].extra_rounds, 4);
     cr_assert_eq(r.labs[0].repeat, 5);
     cr_assert_eq(r.labs[0].datasets[0].steps, -1, "public steps default to the manifest's");
+    cr_assert_str_eq(r.labs[0].baseline, "", "no baseline: the minimum is over serial");
+    gr_rubric_free(&r);
+    free(text);
+}
+
+Test(rubric, a_baseline_names_the_given_version_and_its_steps)
+{
+    char *text = rubric_with(NULL, "  baseline uncoalesced_v-2 steps 7");
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_parse("r.txt", text, &r, &err), &err);
+    cr_assert_str_eq(r.labs[0].baseline, "uncoalesced_v-2");
+    cr_assert_eq(r.labs[0].baseline_steps, 7);
+    /* The rubric entry is part of every result's reuse key: a new baseline re-grades. */
+    char *with = gr_rubric_lab_text(&r.labs[0]);
+    cr_assert(strstr(with, "baseline uncoalesced_v-2 steps 7\n"), "%s", with);
+    r.labs[0].baseline_steps = 8;
+    char *other = gr_rubric_lab_text(&r.labs[0]);
+    cr_assert_str_neq(with, other);
+    free(with);
+    free(other);
     gr_rubric_free(&r);
     free(text);
 }
@@ -194,6 +223,31 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
         {NULL, "  credit some", "rubric.txt:12:", "not a credit rule"},
         {NULL, "  forbid-symbol lk_*x", "rubric.txt:12:", "not a symbol name"},
         {NULL, "  time-limit run forever", "rubric.txt:12:", "not a number"},
+        {NULL, "  colour blue", "rubric.txt:12:", "min-speedup, baseline, rounds"},
+        {NULL, "  baseline", "rubric.txt:12:",
+         "baseline: missing value: write baseline VARIANT steps N"},
+        {NULL, "  baseline uncoalesced", "rubric.txt:12:",
+         "baseline: missing 'steps N': write baseline VARIANT steps N"},
+        {NULL, "  baseline uncoalesced 5", "rubric.txt:12:", "baseline: missing 'steps N'"},
+        {NULL, "  baseline uncoalesced step 5", "rubric.txt:12:",
+         "baseline: unknown word 'step' where 'steps' belongs: write baseline VARIANT steps N"},
+        {NULL, "  baseline uncoalesced steps 5 more", "rubric.txt:12:",
+         "baseline: too many values"},
+        {NULL, "  baseline uncoalesced steps 0", "rubric.txt:12:",
+         "baseline steps: 0 is out of range: give a whole number from 1"},
+        {NULL, "  baseline uncoalesced steps -2", "rubric.txt:12:",
+         "baseline steps: '-2' is not a whole number"},
+        {NULL, "  baseline uncoalesced steps many", "rubric.txt:12:",
+         "baseline steps: 'many' is not a whole number"},
+        {NULL, "  baseline un/coalesced steps 5", "rubric.txt:12:",
+         "baseline: 'un/coalesced' is not a variant name"},
+        {NULL, "  baseline --gpu steps 5", "rubric.txt:12:", "'--gpu' is not a variant name"},
+        {NULL, "  baseline uncoalesced;rm steps 5", "rubric.txt:12:", "is not a variant name"},
+        {NULL, "  baseline a23456789012345678901234567890123 steps 5", "rubric.txt:12:",
+         "is not a variant name (letters, digits, '-' and '_', starting with a letter or "
+         "digit, at most 31)"},
+        {NULL, "  baseline a steps 1\n  baseline b steps 2", "rubric.txt:13:",
+         "'baseline' given twice in lab 01-straightforward: keep one"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *text = rubric_with(cases[i].replace, cases[i].line);

@@ -58,7 +58,7 @@ Test(score, fast_student_gets_full_points)
 {
     double stu[] = {10.0, 10.5, 9.8}, sol[] = {9.0, 9.2, 9.1};
     gr_perf_score p;
-    gr_perf_score_rounds(stu, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(stu, sol, 3, 5000.0, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert_eq(p.points, 30);
     cr_assert(!p.inconclusive);
     cr_assert(p.speedup.median > 400);
@@ -69,11 +69,11 @@ Test(score, slow_student_gets_points_on_the_curve_and_none_below_it)
 {
     double stu[] = {20.0, 20.0, 20.0}, sol[] = {11.0, 11.0, 11.0};
     gr_perf_score p;
-    gr_perf_score_rounds(stu, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(stu, sol, 3, 5000.0, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert_float_eq(p.ratio.median, 0.55, 1e-12);
     cr_assert_float_eq(p.points, 15.0, 1e-9);
     double slow[] = {100.0, 100.0, 100.0};
-    gr_perf_score_rounds(slow, sol, 3, 5000.0, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(slow, sol, 3, 5000.0, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert_eq(p.points, 0);
     cr_assert(strstr(p.reason, "no performance points"), "%s", p.reason);
 }
@@ -82,7 +82,7 @@ Test(score, below_the_minimum_speedup_no_points_even_if_as_fast_as_the_solution)
 {
     double stu[] = {100.0, 100.0, 100.0}, sol[] = {100.0, 100.0, 100.0};
     gr_perf_score p;
-    gr_perf_score_rounds(stu, sol, 3, 300.0, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(stu, sol, 3, 300.0, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert_float_eq(p.speedup.median, 3.0, 1e-12);
     cr_assert_eq(p.points, 0);
     cr_assert(strstr(p.reason, "below the minimum"), "%s", p.reason);
@@ -93,7 +93,7 @@ Test(score, a_spread_across_a_threshold_is_inconclusive_and_scored_from_the_medi
     /* Ratios 0.75, 0.82, 0.85: they straddle the full-credit point 0.8. */
     double stu[] = {10.0 / 0.75, 10.0 / 0.82, 10.0 / 0.85}, sol[] = {10.0, 10.0, 10.0};
     gr_perf_score p;
-    gr_perf_score_rounds(stu, sol, 3, 1e6, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(stu, sol, 3, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert(p.inconclusive);
     cr_assert_eq(p.points, 30, "the median 0.82 is above 0.8");
     cr_assert(strstr(p.reason, "INCONCLUSIVE"), "%s", p.reason);
@@ -103,7 +103,50 @@ Test(score, without_a_solution_only_the_minimum_speedup_counts)
 {
     double stu[] = {10.0, 10.0, 10.0};
     gr_perf_score p;
-    gr_perf_score_rounds(stu, NULL, 3, 1000.0, 5, 0.8, 0.3, 30, &p);
+    gr_perf_score_rounds(stu, NULL, 3, 1000.0, NULL, 0, 5, 0.8, 0.3, 30, &p);
     cr_assert_eq(p.points, 30);
     cr_assert(strstr(p.reason, "provisional"), "%s", p.reason);
+}
+
+Test(score, with_a_baseline_the_minimum_is_judged_against_the_given_version)
+{
+    /* 10x serial and as fast as the solution, but only 1.3x the given version: no points. */
+    double stu[] = {100.0, 100.0, 100.0}, sol[] = {100.0, 100.0, 100.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 1000.0, "uncoalesced", 130.0, 20, 0.8, 0.3, 30, &p);
+    cr_assert_float_eq(p.speedup.median, 10.0, 1e-12, "the speedup vs serial is still reported");
+    cr_assert_float_eq(p.vs_baseline.median, 1.3, 1e-12);
+    cr_assert_eq(p.vs_baseline.n, 3);
+    cr_assert_eq(p.points, 0);
+    cr_assert_str_eq(p.reason, "speedup vs the given version (--variant uncoalesced) 1.3x is "
+                               "below the minimum 20x: no performance points");
+    /* 0.5x serial, but 25x the given version: above the minimum, scored on the curve. */
+    gr_perf_score_rounds(stu, sol, 3, 50.0, "uncoalesced", 2500.0, 20, 0.8, 0.3, 30, &p);
+    cr_assert_float_eq(p.speedup.median, 0.5, 1e-12);
+    cr_assert_float_eq(p.vs_baseline.median, 25.0, 1e-12);
+    cr_assert_eq(p.points, 30);
+    cr_assert(strstr(p.reason, "full credit"), "%s", p.reason);
+    double slower[] = {200.0, 200.0, 200.0};
+    gr_perf_score_rounds(slower, sol, 3, 50.0, "uncoalesced", 5000.0, 20, 0.8, 0.3, 30, &p);
+    cr_assert_float_eq(p.points, 12.0, 1e-9, "0.5 of the solution's speed: 40%% of the points");
+    /* Without a solution the minimum over the given version decides, provisionally. */
+    gr_perf_score_rounds(stu, NULL, 3, 50.0, "uncoalesced", 2500.0, 20, 0.8, 0.3, 30, &p);
+    cr_assert_eq(p.points, 30);
+    cr_assert(strstr(p.reason, "speedup vs the given version (--variant uncoalesced) 25.0x "
+                               "meets the minimum 20x"), "%s", p.reason);
+}
+
+Test(score, a_spread_across_the_minimum_over_the_given_version_is_inconclusive)
+{
+    /* 19x, 21x, 22x the given version straddle 20x; the serial speedup (200x+) does not. */
+    double stu[] = {100.0 / 19, 100.0 / 21, 100.0 / 22}, sol[] = {1.0, 1.0, 1.0};
+    gr_perf_score p;
+    gr_perf_score_rounds(stu, sol, 3, 1000.0, "uncoalesced", 100.0, 20, 0.8, 0.3, 30, &p);
+    cr_assert(p.inconclusive);
+    cr_assert_eq(p.points, 0, "the median 21x meets the minimum, the ratio 0.21 is below zero");
+    cr_assert(strstr(p.reason, "INCONCLUSIVE"), "%s", p.reason);
+    /* The same student judged against serial is decided. */
+    gr_perf_score_rounds(stu, sol, 3, 1000.0, NULL, 0, 20, 0.8, 0.3, 30, &p);
+    cr_assert(!p.inconclusive, "%s", p.reason);
+    cr_assert_eq(p.vs_baseline.n, 0, "no baseline, no speedup over it");
 }

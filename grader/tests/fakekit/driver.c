@@ -1,11 +1,14 @@
 /* A stand-in lab driver for testing the grader's GPU stages on a machine without a GPU. It
  * takes the options of the kit's SciddicaT drivers that the grader uses (--serial, --gpu,
- * --dataset, --gen, --steps, --bin, --repeat, --json, --result-fd) and writes the same
- * result line; its "GPU" runs call the student's fake_run() on the CPU. */
+ * --dataset, --gen, --steps, --bin, --repeat, --variant, --json, --result-fd) and writes the
+ * same result line; its "GPU" runs call the student's fake_run() on the CPU, or with
+ * `--variant given` a deliberately slow given version. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake.h"
@@ -15,6 +18,35 @@
 #include "labkit/sciddicat.h"
 #include "labkit/timing.h"
 
+/* Milliseconds per step the given version sleeps: a lab's slow starting point. */
+#define GIVEN_MS_PER_STEP 50
+
+/* The lab's given version: the serial algorithm, GIVEN_MS_PER_STEP slower per step. */
+static int given_run(const lk_sciddicat *sim, double *h, int steps, lk_error *err)
+{
+    if (lk_sciddicat_serial(sim, steps, h, NULL, err) != 0)
+        return -1;
+    long long ns = (long long)steps * GIVEN_MS_PER_STEP * 1000000LL;
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    return 0;
+}
+
+/* The test counts the given version's runs: one line per run, appended to a log the test
+   creates writable for the sandbox's user (no log, no record). */
+static void log_variant(const char *variant, int steps)
+{
+    int fd = open(FAKE_KIT "/variant-runs.log", O_WRONLY | O_APPEND);
+    if (fd < 0)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "%s %d\n", variant, steps);
+    if (write(fd, line, (size_t)n) != n) { /* a lost line makes the test fail, as it should */
+    }
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -22,8 +54,9 @@ int main(int argc, char **argv)
         {"dataset", required_argument, 0, 'd'}, {"gen", required_argument, 0, 'g'},
         {"steps", required_argument, 0, 's'},   {"bin", required_argument, 0, 'b'},
         {"repeat", required_argument, 0, 'r'},  {"json", no_argument, 0, 'j'},
-        {"result-fd", required_argument, 0, 'f'}, {0, 0, 0, 0}};
-    const char *dataset = NULL, *gen = NULL, *bin = NULL;
+        {"result-fd", required_argument, 0, 'f'}, {"variant", required_argument, 0, 'v'},
+        {0, 0, 0, 0}};
+    const char *dataset = NULL, *gen = NULL, *bin = NULL, *variant = NULL;
     int serial = 0, steps = -1, repeat = 1, json = 0, fd = -1, c;
     lk_error err;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -37,6 +70,7 @@ int main(int argc, char **argv)
         case 'r': repeat = atoi(optarg); break;
         case 'j': json = 1; break;
         case 'f': fd = atoi(optarg); break;
+        case 'v': variant = optarg; break;
         default: return 2;
         }
     }
@@ -70,13 +104,21 @@ int main(int argc, char **argv)
         serial_s = lk_wall_seconds() - t0;
         if (rc == 0)
             rc = lk_course_text_md5(h, sim.rows, sim.cols, md5, &err);
+    } else if (variant && strcmp(variant, "given") != 0) {
+        /* As the kit's drivers do: an error result line, exit status 1. */
+        rc = lk_fail(&err, "--variant %s: unknown variant: leave --variant out to run your "
+                           "code, or give --variant given for the given version", variant);
     } else {
         double *samples = malloc((size_t)repeat * sizeof *samples);
+        if (variant)
+            log_variant(variant, steps);
         if (repeat > 1)
-            rc = fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
+            rc = variant ? given_run(&sim, h, steps, &err)
+                         : fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
         for (int i = 0; rc == 0 && i < repeat; i++) {
             double t0 = lk_wall_seconds();
-            rc = fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
+            rc = variant ? given_run(&sim, h, steps, &err)
+                         : fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);
             samples[i] = (lk_wall_seconds() - t0) * 1e3;
         }
         if (rc == 0)
