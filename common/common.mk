@@ -1,6 +1,6 @@
 # Toolchain settings shared by the top-level Makefile and labs/lab.mk.
-# Numerical policy (DESIGN.md section 4): no fast-math, no FMA contraction on host or device,
-# so serial and GPU results are bit-identical.
+# Numerical policy (labs/README.md): no fast-math, no FMA contraction on host or device, so
+# serial and GPU results are bit-identical.
 
 LK_TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 LK_BUILD ?= $(LK_TOP)/build

@@ -68,7 +68,7 @@ extern "C" int lab02_uncoalesced_run(const lk_swe *sim, int steps, const lk_swe_
 {
     lk_swe_q *h = (lk_swe_q *)malloc(lk_swe_cells(sim) * sizeof *h);
     if (!h)
-        return lk_fail(err, "uncoalesced.cu: out of host memory for a %d x %d state", sim->rows,
+        return lk_fail(err, "given.cu: out of host memory for a %d x %d state", sim->rows,
                        sim->cols);
     lk_swe_q *d[2] = {NULL, NULL};
     int rc = run(sim, steps, out, block_x, block_y, h, d, err);

@@ -13,7 +13,7 @@
 //    once, no border cell ever;
 //  - every thread of a block must reach every __syncthreads(): no early return before one;
 //  - check every launch with LK_LAUNCH_TRY(err). Launchers only launch: the harness
-//    (harness.c) allocates, copies, resets Sf and synchronises.
+//    (given.c) allocates, copies, resets Sf and synchronises.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"

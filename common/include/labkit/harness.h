@@ -39,7 +39,8 @@ enum {
 typedef struct lk_variant {
     const char *name;   /**< Its name on the command line. */
     const char *help;   /**< One line for `-h`. */
-    int tile_x, tile_y; /**< Its default tile (labs with LK_OPT_TILE). */
+    int tile_x;         /**< Its default tile's width (labs with LK_OPT_TILE). */
+    int tile_y;         /**< Its default tile's height. */
     int given;          /**< 1: a given version `--bench` compares the lab's code with. */
 } lk_variant;
 
@@ -50,7 +51,8 @@ typedef struct lk_lab {
     unsigned options;             /**< LK_OPT_* flags. */
     const char *gen_help;         /**< What `--gen` takes, e.g. "KIND:ROWSxCOLS:SEED, ...". */
     const char *files_usage;      /**< Positional input forms (LK_OPT_FILES), one per line. */
-    int block_x, block_y;         /**< Default `--block`. */
+    int block_x;                  /**< Default `--block` width. */
+    int block_y;                  /**< Default `--block` height. */
     /** Variants, NULL-terminated by a zero entry (NULL: none). Without `--variant` the
         lab's own code runs: the first variant that is not given, or the only code. */
     const lk_variant *variants;
@@ -64,22 +66,36 @@ typedef struct lk_lab {
 
 /** What the command line asked for. */
 typedef struct lk_options {
-    const char *dataset, *gen, *out, *bin, *png, *csv; /**< Inputs and output files. */
+    const char *dataset;         /**< `--dataset` (or the lab's standard/bench one). */
+    const char *gen;             /**< `--gen`. */
+    const char *out;             /**< `--out`. */
+    const char *bin;             /**< `--bin`. */
+    const char *png;             /**< `--png`. */
+    const char *csv;             /**< `--csv`. */
     const char *files[3];        /**< Positional input files. */
     int nfiles;                  /**< How many. */
     int steps;                   /**< `--steps`, -1 when not given. */
     double time;                 /**< `--time`, < 0 when not given. */
-    int serial, gpu;             /**< Which codes run (both by default). */
-    int repeat, json, result_fd, bench, once, serial_steps; /**< See `-h`. */
-    int block_x, block_y;        /**< `--block`. */
-    int tile_x, tile_y;          /**< `--tile` (0 x 0: the variant's default). */
+    int serial;                  /**< The serial reference runs (not `--gpu`). */
+    int gpu;                     /**< The GPU code runs (not `--serial`). */
+    int repeat;                  /**< `--repeat`. */
+    int json;                    /**< `--json`. */
+    int result_fd;               /**< `--result-fd`, -1 when not given. */
+    int bench;                   /**< `--bench`. */
+    int once;                    /**< `--once`. */
+    int serial_steps;            /**< `--serial-steps`. */
+    int block_x;                 /**< `--block` width. */
+    int block_y;                 /**< `--block` height. */
+    int tile_x;                  /**< `--tile` width (0: the variant's default). */
+    int tile_y;                  /**< `--tile` height. */
     char variant[32];            /**< `--variant` ("" when not given). */
 } lk_options;
 
 /** The shape of a run's output: @ref fields grids of (rows + 2 ghost) x (cols + 2 ghost)
     doubles one after the other; only the interior rows x cols is a result. */
 typedef struct lk_output_shape {
-    int rows, cols;              /**< Interior size. */
+    int rows;                    /**< Interior rows. */
+    int cols;                    /**< Interior columns. */
     int fields;                  /**< Grids in the output (1 or more). */
     int ghost;                   /**< Width of the ghost layer around each grid. */
     double bytes_per_cell_step;  /**< Bytes a step moves per cell by the formula (--bench). */
@@ -90,8 +106,10 @@ typedef struct lk_output_shape {
 typedef struct lk_gpu_call {
     double *out;          /**< Host output of lk_run::len doubles, poisoned: fill it. */
     int steps;            /**< Steps to run. */
-    int block_x, block_y; /**< Thread block. */
-    int tile_x, tile_y;   /**< Tile (the variant's default already filled in). */
+    int block_x;          /**< Thread block width. */
+    int block_y;          /**< Thread block height. */
+    int tile_x;           /**< Tile width (the variant's default already filled in). */
+    int tile_y;           /**< Tile height. */
     const char *variant;  /**< The variant's name ("" for a lab without variants). */
     int given;            /**< 1: call the given version, not the lab's code. */
     int rc;               /**< Set by the caller: what the GPU code returned. */
@@ -100,13 +118,18 @@ typedef struct lk_gpu_call {
 
 /** What was measured, for the reports. */
 typedef struct lk_run_result {
-    int ran_serial, ran_gpu, compared, match; /**< What happened. */
+    int ran_serial;                           /**< The serial reference ran. */
+    int ran_gpu;                              /**< The GPU code ran (checked, timed). */
+    int compared;                             /**< Both ran and were compared. */
+    int match;                                /**< They gave the same bits. */
     double serial_s;                          /**< Serial wall time. */
     lk_stats gpu_ms;                          /**< Timed GPU calls. */
-    char serial_md5[33], gpu_md5[33], gpu_md5_bin[33]; /**< Hashes. */
+    char serial_md5[33];                      /**< The serial output's hash. */
+    char gpu_md5[33];                         /**< The GPU output's hash. */
+    char gpu_md5_bin[33];                     /**< md5 of the GPU output as `--bin` writes it. */
     char mismatch[8192];                      /**< The explanation of a mismatch. */
     char device[256];                         /**< The GPU. */
-    double copy_bps;                          /**< Copy bandwidth (`--once`, `--bench`). */
+    lk_copy_bandwidth copy;                   /**< Copy bandwidth (`--once`, `--bench`). */
 } lk_run_result;
 
 struct lk_run_state;

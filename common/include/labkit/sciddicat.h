@@ -9,7 +9,7 @@
  *
  * The per-cell functions are `static inline` and `__host__ __device__` under nvcc, so the
  * serial reference and every kernel run exactly the same arithmetic in the same order:
- * that is what makes CPU and GPU results bit-identical (DESIGN.md section 4).
+ * that is what makes CPU and GPU results bit-identical (labs/README.md, "Numerical policy").
  */
 #ifndef LABKIT_SCIDDICAT_H
 #define LABKIT_SCIDDICAT_H

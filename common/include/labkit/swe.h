@@ -21,7 +21,7 @@
  *
  * The per-cell functions are `static inline` and `__host__ __device__` under nvcc, so the
  * serial reference and every kernel run exactly the same arithmetic in the same order, which
- * makes CPU and GPU results bit-identical (DESIGN.md section 4). Every sum of two
+ * makes CPU and GPU results bit-identical (labs/README.md, "Numerical policy"). Every sum of two
  * neighbour terms pairs the two cells of one axis, so the update is exactly symmetric under
  * transposition (i <-> j together with Qx <-> Qy).
  */

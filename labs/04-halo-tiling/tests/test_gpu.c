@@ -73,7 +73,7 @@ static void run_dataset(const char *variant, const char *name, int steps, int ti
     lk_sciddicat_free(&sim);
 }
 
-/* The border-coverage cases (test_cpu checks that their debris leaves through each of the
+/* The border-coverage cases (test_serial.c checks that their debris leaves through each of the
    four borders), so the cells along every border and in every last partial tile carry flow. */
 static void run_every_border(const char *variant, int tile_x, int tile_y)
 {
