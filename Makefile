@@ -11,7 +11,7 @@ GEN := $(LK_BUILD)/bin/labkit-gen
 # Every slides/NN-name.md is a deck; a new lab's deck needs nothing but its file.
 DECKS := $(wildcard slides/[0-9][0-9]-*.md)
 DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))
-DECK_DEPS := slides/preamble.tex $(wildcard slides/plots/*) tools/build-deck.sh
+DECK_DEPS := slides/preamble.tex $(wildcard slides/plots/* labs/*/figures/*) tools/build-deck.sh
 BENCH_CSV ?= $(LK_BUILD)/bench/bench.csv
 
 .PHONY: all help lib tools check check-suites check-common check-datasets check-labs \

@@ -24,12 +24,14 @@ rm -rf "$work" && mkdir -p "$work"
 run() {  # show the command with V=1, else keep its output in the work folder's log
     if [ "${V:-0}" = 1 ]; then echo "$*"; "$@"; else "$@" >> "$work/build.out" 2>&1; fi
 }
-# Plots and the preamble are found through TEXINPUTS (kpathsea: the trailing ':' keeps the
-# system paths); max_print_line keeps every log message on one line for the checks below.
+# Plots, the preamble and the handouts' figures (labs/NN-name/figures/...) are found through
+# TEXINPUTS (kpathsea: the trailing ':' keeps the system paths); max_print_line keeps every
+# log message on one line for the checks below.
 printf '\\newcommand{\\lkdeck}{%s}\n' "$name" > "$work/deck.tex"
-export TEXINPUTS="$top/slides/plots:$top/slides:" max_print_line=100000
+export TEXINPUTS="$top/slides/plots:$top/slides:$top:" max_print_line=100000
 if ! run pandoc "$src" --from markdown --to beamer --standalone --slide-level=1 \
-         --include-in-header="$work/deck.tex" --include-in-header="$top/slides/preamble.tex" --variable aspectratio=169 \
+         --include-in-header="$work/deck.tex" --include-in-header="$top/slides/preamble.tex" \
+         --variable aspectratio=169 \
          --resource-path="$top/slides" --output "$work/$name.tex"; then
     [ "${V:-0}" = 1 ] || cat "$work/build.out" >&2
     echo "$src: pandoc failed (above)" >&2

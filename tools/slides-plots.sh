@@ -67,7 +67,7 @@ rm -f "$out"/ms-*.tex "$out"/ms-*.pdf "$out"/speedup.tex "$out"/speedup.pdf
 plot() {  # NAME DATAFILE COLUMN YLABEL FORMAT TITLE
     local script="$work/$1.gp"
     cat > "$script" <<GP
-set terminal cairolatex pdf size 14cm,6cm
+set terminal cairolatex pdf size 14cm,5.6cm
 set output '$1.tex'
 set title '$6'
 set style data histograms
