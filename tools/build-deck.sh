@@ -17,6 +17,12 @@ for tool in pandoc pdflatex; do
         exit 1; }
 done
 [ -f "$src" ] || { echo "$src: no such deck" >&2; exit 1; }
+for sty in beamer.cls tikz.sty lmodern.sty; do
+    [ -n "$(kpsewhich "$sty")" ] || {
+        echo "$src: TeX cannot find $sty: apt-get install texlive-latex-recommended" \
+             "texlive-pictures lmodern (the list in .ci/run)" >&2
+        exit 1; }
+done
 mkdir -p "$(dirname "$out")"
 work="$(cd "$(dirname "$out")" && pwd)/tex/$name"
 rm -rf "$work" && mkdir -p "$work"
