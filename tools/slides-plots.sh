@@ -75,7 +75,7 @@ set style histogram clustered gap 1
 set style fill solid 0.75 border -1
 set boxwidth 0.8
 set yrange [0:*]
-set offsets 0, 0, graph 0.15, 0
+set offsets 0, 0, graph 0.22, 0
 set ylabel '$4'
 set grid ytics
 set key off
