@@ -11,9 +11,14 @@ GEN := $(LK_BUILD)/bin/labkit-gen
 # The serial references live in their labs (one per model); the generator and the manifest
 # test hash datasets with them.
 SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c
+# Every slides/NN-name.md is a deck; a new lab's deck needs nothing but its file.
+DECKS := $(wildcard slides/[0-9][0-9]-*.md)
+DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))
+DECK_DEPS := slides/preamble.tex $(wildcard slides/plots/* labs/*/figures/*) tools/build-deck.sh
+BENCH_CSV ?= $(LK_BUILD)/bench/bench.csv
 
 .PHONY: all help lib tools check check-suites check-common check-datasets check-labs \
-        grade doctor bench docs slides handout clean
+        grade doctor bench docs slides slides-plots handout clean
 .DELETE_ON_ERROR:
 
 all: lib tools
@@ -26,6 +31,8 @@ help:
 	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
 	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
 	@echo "make docs       Doxygen API documentation (warnings are errors)"
+	@echo "make slides     every deck slides/NN-name.md to build/slides/NN-name.pdf (V=1: commands)"
+	@echo "make slides-plots  redraw slides/plots/ from a bench CSV (BENCH_CSV=, default build/bench/bench.csv)"
 	@echo "make handout    the student distribution (no solutions) in build/handout"
 	@echo "make clean      remove every build folder"
 
@@ -93,8 +100,14 @@ bench: lib tools
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
 
-slides:
-	@echo "make slides: no deck is written yet; see slides/README.md (the handouts carry the material)" >&2; exit 1
+# Decks: pandoc + beamer; the build fails on LaTeX errors, cut-off text and missing glyphs.
+slides: $(DECK_PDFS)
+
+$(LK_BUILD)/slides/%.pdf: slides/%.md $(DECK_DEPS)
+	@V='$(V)' tools/build-deck.sh $< $@
+
+slides-plots:
+	@V='$(V)' tools/slides-plots.sh $(BENCH_CSV) slides/plots
 
 handout:
 	@tools/make-handout.sh $(LK_BUILD)/handout

@@ -5,25 +5,7 @@
 set -euo pipefail
 csv=${1:?usage: bench-summary.sh BENCH.csv}
 [ -s "$csv" ] || { echo "bench-summary: $csv is empty or missing: run make bench" >&2; exit 1; }
-awk '
-# Split one CSV line into f[1..n]; fields may be quoted and hold commas (no embedded quotes).
-function parse(line, f,    n, rest, q) {
-    n = 0
-    rest = line
-    while (length(rest) > 0 || n == 0) {
-        if (substr(rest, 1, 1) == "\"") {
-            q = index(substr(rest, 2), "\"")
-            f[++n] = substr(rest, 2, q - 1)
-            rest = substr(rest, q + 3)
-        } else {
-            q = index(rest, ",")
-            if (q == 0) { f[++n] = rest; rest = "" }
-            else { f[++n] = substr(rest, 1, q - 1); rest = substr(rest, q + 1) }
-        }
-        if (rest == "" ) break
-    }
-    return n
-}
+awk -f "$(dirname "$0")/csv.awk" -f /dev/fd/3 "$csv" 3<<'EOF'
 NR == 1 {
     n = parse($0, head)
     for (i = 1; i <= n; i++) col[head[i]] = i
@@ -47,4 +29,5 @@ END {
         printf "| %s | %s | %s | %.4f | %.0f | %.0f | %.1f %% | %.0fx | %s |\n", lab[r], launch[r],
                ds[r], ms[r], gbs[r], copy[r], pct[r], sp[r], vs
     }
-}' "$csv"
+}
+EOF
