@@ -158,7 +158,9 @@ int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, 
         rc = -1;
         goto done;
     }
-    step = gr_check_includes(&s->kitinfo, lab, work, r, err);
+    step = gr_check_source(lab, src, r, err);
+    if (step == 1)
+        step = gr_check_includes(&s->kitinfo, lab, work, r, err);
     if (step == 1)
         step = gr_build(&s->kitinfo, lab, work, src, r, err);
     if (step == 1)

@@ -53,6 +53,8 @@ typedef struct gr_session {
     int force;             /**< Re-grade even unchanged results. */
     int drop;              /**< Untrusted commands run as nobody when root. */
     char *gpu_lock;        /**< Machine-wide GPU lock file. */
+    gr_jail jail;          /**< What student builds and runs see (no namespaces when
+                                --unsandboxed). */
     unsigned fd_state;     /**< Picks result descriptor numbers. */
     lk_manifest manifest;  /**< Datasets of the kit. */
 } gr_session;

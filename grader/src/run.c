@@ -24,7 +24,8 @@ static int pick_fd(gr_session *s)
     return 10 + (int)((s->fd_state >> 16) % 190);
 }
 
-static void run_limits(double wall, long long bin_bytes, int drop, gr_limits *lim)
+static void run_limits(const gr_session *s, double wall, long long bin_bytes, int drop,
+                       gr_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->wall_s = wall;
@@ -34,6 +35,7 @@ static void run_limits(double wall, long long bin_bytes, int drop, gr_limits *li
     lim->output_bytes = 1LL << 20;
     lim->nproc = 64;
     lim->drop = drop;
+    lim->jail = &s->jail;
 }
 
 typedef struct driver_run {
@@ -104,9 +106,16 @@ static int run_driver(gr_session *s, const char *driver, const char *cwd, const 
     dr->err_path = gr_strf("%s/%s.err", cwd, tag);
     char *res_path = gr_strf("%s/%s.result", cwd, tag);
     gr_limits lim;
-    run_limits(wall, bin_bytes, drop, &lim);
-    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, res_path, fd, NULL};
+    run_limits(s, wall, bin_bytes, drop, &lim);
+    /* The driver sees its own build folder (WORK/build/labNN: WORK read-only) and writes in
+       its run folder only. */
+    char *home = gr_xstrdup(driver);
+    for (int up = 0; up < 2 && strrchr(home, '/'); up++)
+        *strrchr(home, '/') = '\0';
+    const char *readable[] = {home, NULL}, *writable[] = {cwd, NULL};
+    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, res_path, fd, NULL, writable, readable};
     int rc = gr_sandbox_run(&cmd, &lim, &dr->o, err);
+    free(home);
     if (rc == 0)
         dr->res = read_result(res_path, dr->why, sizeof dr->why);
     free(res_path);

@@ -78,7 +78,7 @@ static char *make_kit(char **subs, const char *const *names)
     char *lab = gr_strf("%s/labs/01-fake", kit);
     char *p;
     char *mk = kit_file("grader/tests/fakekit/Makefile.in");
-    char *mk2 = gr_replace_all(mk, "@TOP@", LK_TOP_DIR);
+    char *mk2 = gr_replace_all(mk, "@LIB@", GR_LK_LIB);
     write_text(p = gr_strf("%s/Makefile", lab), mk2);
     free(p);
     free(mk);
@@ -92,6 +92,8 @@ static char *make_kit(char **subs, const char *const *names)
     copy_in("grader/tests/fakekit/rubric.txt", p = gr_strf("%s/grader/rubric.txt", kit));
     free(p);
     copy_in("grader/deps.mk", p = gr_strf("%s/grader/deps.mk", kit));
+    free(p);
+    copy_in("common/common.mk", p = gr_strf("%s/common/common.mk", kit));
     free(p);
     copy_in("datasets/MANIFEST", p = gr_strf("%s/datasets/MANIFEST", kit));
     free(p);
@@ -319,11 +321,9 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     char *subs;
     char *kit = make_kit(&subs, names);
     edit_rubric(kit, "min-speedup     0.1", "min-speedup     10\n    baseline given steps 5");
-    /* The stand-in driver logs each run of the given version here (see its log_variant). */
-    char *runs = gr_strf("%s/variant-runs.log", kit);
-    write_text(runs, "");
-    cr_assert_eq(chmod(runs, 0666), 0);
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    /* The stand-in driver logs each run of the given version in its run folder (log_variant). */
+    char *runs = gr_strf("%s/work/kit/01-fake/perf/variant-runs.log", out);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
                           "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
