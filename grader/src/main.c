@@ -35,7 +35,7 @@ typedef struct options {
     const char *kit, *submissions, *out, *rubric, *lib, *gpu_lock, *cuda_arch;
     const char *only, *assume_gpu;
     unsigned long long seed;
-    int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed;
+    int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
 } options;
 
 static void usage(FILE *f)
@@ -60,6 +60,8 @@ static void usage(FILE *f)
           "  --gpu-lock FILE         lock serialising GPU work across graders\n"
           "                          (default: /tmp/labkit-grader-gpu.lock)\n"
           "  --cuda-arch ARCH        CUDA_ARCH for every build (default: lab.mk's choice)\n"
+          "  --accept-implausible    score timings the rubric's `plausible` rules flag\n"
+          "                          (after an instructor reviewed them)\n"
           "  --unsandboxed           run student code without the bubblewrap sandbox (where\n"
           "                          user namespaces are off); every report says so\n"
           "  -q, --quiet             print only the final table\n"
@@ -71,7 +73,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_FORCE, O_JUNIT, O_GS,
-           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED };
+           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -82,6 +84,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"cuda-arch", required_argument, 0, O_ARCH},  {"quiet", no_argument, 0, 'q'},
         {"assume-gpu", required_argument, 0, O_ASSUME},
         {"unsandboxed", no_argument, 0, O_UNSANDBOXED},
+        {"accept-implausible", no_argument, 0, O_ACCEPT},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -112,6 +115,7 @@ static int parse_args(int argc, char **argv, options *o)
         case O_ARCH: o->cuda_arch = optarg[0] ? optarg : NULL; break;
         case O_ASSUME: o->assume_gpu = optarg; break;
         case O_UNSANDBOXED: o->unsandboxed = 1; break;
+        case O_ACCEPT: o->accept_implausible = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':':
@@ -624,6 +628,7 @@ int main(int argc, char **argv)
     char *lib = o.lib ? gr_xstrdup(o.lib) : gr_strf("%s/build/common/liblabkit.a", s.kit);
     s.manifest_path = gr_strf("%s/datasets/MANIFEST", s.kit);
     s.force = o.force;
+    s.accept_implausible = o.accept_implausible;
     s.drop = 1;
     s.gpu_lock = gr_xstrdup(o.gpu_lock);
     s.seed = o.seed_given ? o.seed : random_u64();
