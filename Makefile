@@ -8,6 +8,9 @@ LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/sr
            $(patsubst common/src/%.cu,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.cu))
 COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c))
 GEN := $(LK_BUILD)/bin/labkit-gen
+# The serial references live in their labs (one per model); the generator and the manifest
+# test hash datasets with them.
+SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c
 
 .PHONY: all help lib tools check check-suites check-common check-datasets check-labs \
         grade doctor bench docs slides handout clean
@@ -46,9 +49,9 @@ $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 
 tools: $(GEN)
 
-$(GEN): datasets/labkit-gen.c $(LK_LIB) $(LK_HEADERS)
+$(GEN): datasets/labkit-gen.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 # The self-test: every suite runs (a failing suite does not stop the others), then one
 # summary decides the exit status.
@@ -65,9 +68,9 @@ check-common: $(COMMON_TESTS)
 check-datasets: $(LK_BUILD)/datasets/test_manifest
 	@tools/run-suite.sh $(REPORTS) datasets-manifest $<
 
-$(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(LK_LIB) $(LK_HEADERS) $(GEN)
+$(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS) $(GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Each lab's suites run against the solution and the skeleton must still build; in a student
 # handout (no solutions/) the suites run against the student's own kernels.cu.

@@ -55,9 +55,14 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
 	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
-$(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(LK_LIB) $(LAB_HEADERS)
+# The tests run the lab's real main.c, renamed lk_lab_main (labkit/testing.h).
+$(B)/main_in_tests.o: $(CURDIR)/main.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -Dmain=lk_lab_main -c $< -o $@
+
+$(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(B)/main_in_tests.o $(LK_LIB) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) $(B)/main_in_tests.o -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Suites report into $(REPORTS); the top-level `make check` collects every lab's reports.
 check-suites: build

@@ -246,38 +246,6 @@ void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q)
         lk_swe_ghost_row_ends(i, cols, width, q->Z, q->Qx, q->Qy);
 }
 
-void lk_swe_step(int rows, int cols, double r, const lk_swe_fields *cur,
-                 const lk_swe_fields *next)
-{
-    const int width = cols + 2;
-    lk_swe_ghosts(rows, cols, cur);
-    for (int i = 1; i <= rows; i++)
-        for (int j = 1; j <= cols; j++)
-            lk_swe_step_cell(i, j, width, r, cur->Z, cur->Qx, cur->Qy, next->Z, next->Qx,
-                             next->Qy);
-}
-
-int lk_swe_serial(const lk_swe *sim, int steps, const lk_swe_fields *out, lk_error *err)
-{
-    if (steps < 0)
-        return lk_fail(err, "serial: %d steps: the number of steps must be >= 0", steps);
-    lk_swe_fields tmp;
-    if (lk_swe_fields_alloc(&tmp, sim->rows, sim->cols, err) != 0)
-        return -1;
-    /* Ping-pong between out and tmp, starting where the last step lands in out. */
-    lk_swe_fields a = steps % 2 == 0 ? *out : tmp, b = steps % 2 == 0 ? tmp : *out;
-    lk_swe_fields_copy(sim, &sim->q, &a);
-    const double r = lk_swe_r(sim);
-    for (int s = 0; s < steps; s++) {
-        lk_swe_step(sim->rows, sim->cols, r, &a, &b);
-        lk_swe_fields t = a;
-        a = b;
-        b = t;
-    }
-    lk_swe_fields_free(&tmp);
-    return 0;
-}
-
 double lk_swe_mass(const lk_swe *sim, const lk_swe_fields *q)
 {
     /* Neumaier summation: the test of conservation must see the scheme, not the sum. */

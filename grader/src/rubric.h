@@ -14,7 +14,7 @@
 #define GR_MAX_FILES 8
 /** Longest lab, file, driver or dataset name. */
 #define GR_NAME_MAX 128
-/** Longest `--variant` name plus its NUL (the drivers' lk_launch.variant). */
+/** Longest `--variant` name plus its NUL (the drivers' lk_options.variant). */
 #define GR_VARIANT_MAX 32
 
 /** How outputs are judged. */

@@ -16,7 +16,7 @@
 #define LAB02_LAB_H
 
 #include "labkit/error.h"
-#include "labkit/swe_driver.h"
+#include "labkit/swe.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,22 +33,13 @@ extern "C" {
  *                the GPU)
  * @param out     host fields receiving the final state; they hold a NaN poison on entry,
  *                and every interior cell must be written (the ghost layer is not checked)
- * @param launch  launch->block_x, launch->block_y: the step kernel's thread block, x along
- *                the columns j (from `--block WxH`)
+ * @param block_x, block_y  the step kernel's thread block, x along the columns j
+ *                (from `--block WxH`)
  * @param err     on failure, the message (use LK_CUDA_TRY / LK_LAUNCH_TRY)
- * @return 0 on success, -1 on failure
+ * @return 0 on success, -1 on failure; device memory is freed either way
  */
 int lab02_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                  const lk_launch *launch, lk_error *err);
-
-/**
- * The given, deliberately slow version (uncoalesced.cu, read-only; `--variant uncoalesced`):
- * same contract, but threadIdx.x walks the rows i, the three fields are interleaved per
- * cell, and the ghost cells are set on the host, with the whole state copied to the device
- * and back every step. Its block's x runs along the rows.
- */
-int lab02_uncoalesced_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                          const lk_launch *launch, lk_error *err);
+                  int block_x, int block_y, lk_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * @brief Lab 03 contract between the harness and your `kernels.cu` (read-only).
  *
  * You write the shallow-water step kernel that stages a tile of the three fields plus a
- * one-cell halo in shared memory, and its launcher lab03_step(). The harness (run.cu) owns
+ * one-cell halo in shared memory, and its launcher lab03_step(). The given code (given.cu) owns
  * everything else, as your lab 02 solution did: device buffers, copies, the ghost-cell
  * kernel and the time loop, which calls your launcher once per step:
  *
@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
-#include "labkit/swe_driver.h"
+#include "labkit/swe.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,35 +50,17 @@ typedef struct lab03_kernel_info {
 /**
  * One step with your shared-memory kernel: every interior cell of @p next from @p cur,
  * whose ghost layer the harness has already set. @p r = dt / (2 dx); the tile (block)
- * shape is launch->block_x x launch->block_y.
+ * shape is block_x x block_y.
  */
 int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
-               const lk_launch *launch, lk_error *err);
+               int block_x, int block_y, lk_error *err);
 
 /**
  * Describe what lab03_step() launches for @p launch: the kernel, its block and its dynamic
  * shared memory. The tests check with cudaFuncGetAttributes() that the kernel holds the
  * tile and its halo in shared memory.
  */
-int lab03_step_info(const lk_launch *launch, lab03_kernel_info *info, lk_error *err);
-
-/* ---------------------------------------------------------------------------------------
- * The harness's side (run.cu, read-only).
- * ------------------------------------------------------------------------------------- */
-
-/**
- * Run @p steps steps on the GPU with your lab03_step() (the driver's default), from the
- * initial state sim->q into @p out (host memory; every interior cell is written).
- */
-int lab03_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                  const lk_launch *launch, lk_error *err);
-
-/**
- * The same run with a plain global-memory step kernel, one thread per cell, coalesced (a
- * lab 02 solution); `--variant global` selects it and `--bench` compares you with it.
- */
-int lab03_global_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                     const lk_launch *launch, lk_error *err);
+int lab03_step_info(int block_x, int block_y, lab03_kernel_info *info, lk_error *err);
 
 #ifdef __cplusplus
 }

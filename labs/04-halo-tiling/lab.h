@@ -4,8 +4,8 @@
  *
  * You write the tiled kernels of two SciddicaT elementary processes, flows computation and
  * width update, in two variants (tiles with a halo of cells, tiles without), plus their
- * launchers declared below; the stretch task adds a fused one-kernel step. The harness
- * (harness.c) owns everything else: device allocation, copies, the reset of the outflows
+ * launchers declared below; the stretch task adds a fused one-kernel step. The given code
+ * (given.c) owns everything else: device allocation, copies, the reset of the outflows
  * and the step loop, which calls your launchers once per step:
  *
  * @code
@@ -31,7 +31,6 @@
 
 #include "labkit/error.h"
 #include "labkit/sciddicat.h"
-#include "labkit/sciddicat_driver.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -190,48 +189,8 @@ LK_HD static inline double lab04_cell_width(double h, const double in[4], const 
     return lk_sciddicat_width_cell(1, 1, 3, 3, wh, wf);
 }
 
-/* ---------------------------------------------------------------------------------------
- * The harness's side (harness.c, given).
- * ------------------------------------------------------------------------------------- */
-
-/** The variant used when `--variant` is not given. */
-#define LAB04_DEFAULT_VARIANT LAB04_HALO
-
-/** Most threads in a block. */
-#define LAB04_MAX_BLOCK_THREADS 1024
-
-/** Parse a variant name ("halo", "nohalo", "fused"; "" means LAB04_DEFAULT_VARIANT). */
-int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err);
-
 /** Name of a variant ("halo", "nohalo", "fused"). */
 const char *lab04_variant_name(lab04_variant variant);
-
-/** The tile used for @p variant when `--tile` is not given. */
-void lab04_default_tile(lab04_variant variant, int *tile_x, int *tile_y);
-
-/**
- * Block shape of @p variant for a tile: halo and fused blocks are the tile plus a one-cell
- * ring (tile_x + 2 by tile_y + 2), nohalo blocks are the tile.
- */
-void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
-                         int *block_y);
-
-/**
- * How the driver's reports name a launch (an lk_launch_label_fn): "variant V, tile WxH,
- * block BxC" with the defaults filled in; -1 for an unknown variant.
- */
-int lab04_launch_label(const lk_launch *launch, char *buf, size_t size);
-
-/** Check that a tile is usable by @p variant: each side >= 1, its block at most 1024 threads. */
-int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err);
-
-/**
- * The lab's GPU entry point for the shared driver (an lk_sciddicat_gpu_fn): allocate, copy,
- * run @p steps steps of the variant and tile of @p launch (`--variant`, `--tile`; defaults
- * when empty or 0) through your launchers, copy the thickness back, free.
- */
-int lab04_gpu_run(int rows, int cols, const double *z, const double *h_in, double *h_out,
-                  int steps, const lk_launch *launch, lk_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,22 +1,43 @@
-/* Lab 04 driver (read-only): the shared SciddicaT driver with this lab's harness, which runs
-   the variant and tile chosen with --variant halo|nohalo|fused and --tile WxH. */
-#include "lab.h"
+/* Lab 04 driver (read-only): the whole run in order. Check --variant and --tile, load the
+   input, run the serial program (serial.c, lab 01's), run the given time loop (given.c)
+   with your launchers (kernels.cu) as the harness plans it; compare and hash, report.
+   `make bench` times each variant at its default tile; ./sweep.sh other tiles. The harness
+   (labkit/harness.h) owns the options, the poisoning, the timing and the reports. */
+#include "given.h"
+#include "labkit/sciddicat_driver.h"
+
+static const lk_lab lab04 = {
+    .name = LK_LAB,
+    .title = "SciddicaT",
+    .options = LK_OPT_TILE | LK_OPT_FILES,
+    .gen_help = LK_SCIDDICAT_GEN_HELP,
+    .files_usage = LK_SCIDDICAT_FILES_USAGE,
+    .variants = lab04_variants,
+    .standard_dataset = "sciddicat-course-size",
+    .bench_dataset = "sciddicat-large",
+    .bench_steps = 200,
+    .bench_serial_steps = 5,
+};
 
 int main(int argc, char **argv)
 {
-    /* `make bench` times each variant at its default tile; ./sweep.sh times other tiles. */
-    static const char *const bench_variants[] = {"halo", "nohalo", "fused", NULL};
-    const lk_sciddicat_lab lab = {
-        .name = LK_LAB,
-        .run = lab04_gpu_run,
-        /* The block follows from the tile (lab04_block_of_tile); --block is not used. */
-        .launch = {.block_x = 32, .block_y = 8},
-        .launch_label = lab04_launch_label,
-        .standard_dataset = "sciddicat-course-size",
-        .bench_dataset = "sciddicat-large",
-        .bench_steps = 200,
-        .bench_serial_steps = 5,
-        .bench_variants = bench_variants,
-    };
-    return lk_sciddicat_driver(argc, argv, &lab);
+    lk_run run;
+    lk_sciddicat sim = {0};
+    if (lk_run_start(&run, &lab04, argc, argv) != 0)
+        return run.status;
+    if (lab04_check_options(run.opt.variant, run.opt.tile_x, run.opt.tile_y, &run.err) != 0)
+        return lk_run_usage_error(&run);
+    lk_sciddicat_open(&run, &sim);
+    if (lk_run_serial_begin(&run))
+        lk_run_serial_end(&run, lk_sciddicat_serial(&sim, run.serial_steps, run.expected,
+                                                    NULL, &run.err));
+    for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
+        lab04_variant variant;
+        c->rc = lab04_variant_parse(c->variant, &variant, &c->err) ||
+                lab04_gpu_run(sim.rows, sim.cols, sim.z, sim.h0, c->out, c->steps, variant,
+                              c->tile_x, c->tile_y, &c->err);
+    }
+    lk_sciddicat_report(&run, &sim);
+    lk_sciddicat_free(&sim);
+    return lk_run_finish(&run);
 }

@@ -31,7 +31,7 @@ __global__ void lf_step(int rows, int cols, double r, const double *__restrict__
 }
 
 static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                         const lk_launch *launch, double **d, lk_error *err)
+                         int block_x, int block_y, double **d, lk_error *err)
 {
     const size_t bytes = lk_swe_cells(sim) * sizeof(double);
     for (int k = 0; k < 6; k++)
@@ -43,7 +43,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
 
     const int rows = sim->rows, cols = sim->cols;
     const double r = lk_swe_r(sim);
-    dim3 block(launch->block_x, launch->block_y);
+    dim3 block(block_x, block_y);
     dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
     const int ghost_block = 256, ghost_grid = (rows + cols + ghost_block - 1) / ghost_block;
     for (int s = 0; s < steps; s++) {
@@ -66,10 +66,10 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
 }
 
 extern "C" int lab02_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                             const lk_launch *launch, lk_error *err)
+                             int block_x, int block_y, lk_error *err)
 {
     double *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    int rc = run_on_device(sim, steps, out, launch, d, err);
+    int rc = run_on_device(sim, steps, out, block_x, block_y, d, err);
     for (int k = 0; k < 6; k++)
         cudaFree(d[k]);
     return rc;

@@ -61,11 +61,11 @@ static inline size_t shared_bytes(int bx, int by)
 }
 
 extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
-                          const lk_launch *launch, lk_error *err)
+                          int block_x, int block_y, lk_error *err)
 {
-    dim3 block(launch->block_x, launch->block_y);
+    dim3 block(block_x, block_y);
     dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
-    const size_t bytes = shared_bytes(launch->block_x, launch->block_y);
+    const size_t bytes = shared_bytes(block_x, block_y);
     if (bytes > 48 * 1024)
         LK_CUDA_TRY(err, cudaFuncSetAttribute(lf_step_shared,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -76,11 +76,11 @@ extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_sw
     return 0;
 }
 
-extern "C" int lab03_step_info(const lk_launch *launch, lab03_kernel_info *info, lk_error *err)
+extern "C" int lab03_step_info(int block_x, int block_y, lab03_kernel_info *info, lk_error *err)
 {
     info->kernel = (const void *)lf_step_shared;
-    info->block_x = launch->block_x;
-    info->block_y = launch->block_y;
-    info->dynamic_shared_bytes = shared_bytes(launch->block_x, launch->block_y);
+    info->block_x = block_x;
+    info->block_y = block_y;
+    info->dynamic_shared_bytes = shared_bytes(block_x, block_y);
     return 0;
 }

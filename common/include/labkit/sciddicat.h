@@ -184,7 +184,8 @@ int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sc
 void lk_sciddicat_free(lk_sciddicat *sim);
 
 /**
- * Serial reference: copy h0 into @p h (rows*cols) and run @p steps steps on it.
+ * The serial reference, defined in labs/01-straightforward/serial.c (one definition for
+ * every SciddicaT lab): copy h0 into @p h (rows*cols) and run @p steps steps on it.
  * If @p lost is not NULL it receives the thickness that left through the border.
  */
 int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,

@@ -1,48 +1,34 @@
 /**
  * @file sciddicat_driver.h
- * @brief The command-line driver shared by every SciddicaT lab (its `main.c` is a few lines).
+ * @brief The SciddicaT steps of a lab driver (labkit/harness.h): open the input the command
+ * line names, and report (hashes, comparison, output files).
  *
- * The driver owns the inputs, the serial reference, timing, hashing and output files; the
- * lab supplies one GPU entry point. This is the SciddicaT model plugged into the shared
- * driver (labkit/driver.h, where lk_launch is defined). Run a lab's program with `-h` for
- * its options.
+ * The correctness hash is the md5 of the thickness grid in the course text format
+ * (lk_course_text_md5()); `--bin` writes the grid as raw little-endian doubles.
  */
 #ifndef LABKIT_SCIDDICAT_DRIVER_H
 #define LABKIT_SCIDDICAT_DRIVER_H
 
-#include "labkit/driver.h"
-#include "labkit/error.h"
+#include "labkit/harness.h"
+#include "labkit/sciddicat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/**
- * A lab's GPU entry point: run @p steps steps on a rows x cols grid with altitude @p z and
- * initial thickness @p h_in (host memory), leaving the final thickness in @p h_out (host).
- */
-typedef int (*lk_sciddicat_gpu_fn)(int rows, int cols, const double *z, const double *h_in,
-                                   double *h_out, int steps, const lk_launch *launch,
-                                   lk_error *err);
+/** `--gen` and positional-file forms of the SciddicaT labs, for their lk_lab. */
+#define LK_SCIDDICAT_GEN_HELP "KIND:ROWSxCOLS:SEED, KIND valley, plane or dome (e.g. valley:610x496:1)"
+/** Positional input forms of the SciddicaT labs (lk_lab::files_usage). */
+#define LK_SCIDDICAT_FILES_USAGE                                                           \
+    "HEADER DEM SOURCE     (course layout: header + body files)\n"                        \
+    "DEM.asc SOURCE.asc    (single-file ESRI grids)"
 
-/** What the driver needs to know about a lab. */
-typedef struct lk_sciddicat_lab {
-    const char *name;             /**< Lab folder name, e.g. "01-straightforward". */
-    lk_sciddicat_gpu_fn run;      /**< The GPU entry point. */
-    lk_launch launch;             /**< Default launch configuration. */
-    lk_launch_label_fn launch_label; /**< How reports name a launch (NULL: "block WxH"). */
-    const char *standard_dataset; /**< Manifest dataset of `make run`. */
-    const char *bench_dataset;    /**< Manifest dataset of `make bench`. */
-    int bench_steps;              /**< GPU steps timed by `make bench`. */
-    int bench_serial_steps;       /**< Serial steps timed by `make bench` (per-step rate). */
-    const char *const *bench_variants; /**< See lk_driver_lab::bench_variants. */
-} lk_sciddicat_lab;
+/** Load the input @p run's options name into @p sim and tell the harness its shape.
+    Default steps: the dataset's, else 4000. */
+int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim);
 
-/** The SciddicaT model as the shared driver sees it (problem: lk_sciddicat). */
-extern const lk_model lk_sciddicat_model;
-
-/** Parse the command line and run; returns the process exit status (see `-h`). */
-int lk_sciddicat_driver(int argc, char **argv, const lk_sciddicat_lab *lab);
+/** Hash the serial and GPU thickness, compare them, write `--out`, `--bin`, `--png`. */
+void lk_sciddicat_report(lk_run *run, const lk_sciddicat *sim);
 
 #ifdef __cplusplus
 }

@@ -299,7 +299,8 @@ int lk_swe_steps_for_time(const lk_swe *sim, double seconds, int *steps, lk_erro
 
 /** Set the ghost layer of @p q by the closed-wall rule (rows, then columns). */
 void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q);
-/** One step: lk_swe_ghosts() on @p cur, then every interior cell of @p next. */
+/** One step: lk_swe_ghosts() on @p cur, then every interior cell of @p next (this and
+    lk_swe_serial() are the serial program, labs/02-coalescing/serial.c). */
 void lk_swe_step(int rows, int cols, double r, const lk_swe_fields *cur,
                  const lk_swe_fields *next);
 /**

@@ -12,6 +12,10 @@
 
 #include "labkit/swe.h"
 #include "labkit/swe_driver.h"
+
+/** A shallow-water lab's GPU entry point, as the tests call it. */
+typedef int (*lk_swe_test_fn)(const lk_swe *sim, int steps, const lk_swe_fields *out,
+                              int block_x, int block_y, lk_error *err);
 #include "labkit/testing.h"
 
 /** Load manifest dataset @p name (model swe); fail the test if not. */
@@ -179,8 +183,8 @@ static inline void lk_test_swe_transpose(const lk_swe *sim, const lk_swe_fields 
  * the output and every device allocation poisoned; fail with the function's message if it
  * reports an error.
  */
-static inline void lk_test_swe_run_gpu(lk_swe_gpu_fn fn, const lk_swe *sim, int steps,
-                                       const lk_launch *launch, lk_swe_fields *out,
+static inline void lk_test_swe_run_gpu(lk_swe_test_fn fn, const lk_swe *sim, int steps,
+                                       int block_x, int block_y, lk_swe_fields *out,
                                        const char *what)
 {
     lk_error err;
@@ -188,7 +192,7 @@ static inline void lk_test_swe_run_gpu(lk_swe_gpu_fn fn, const lk_swe *sim, int 
     lk_test_swe_fields(sim, out);
     lk_test_swe_poison(sim, out);
     lk_poison_device_allocations(1);
-    int rc = fn(sim, steps, out, launch, &err);
+    int rc = fn(sim, steps, out, block_x, block_y, &err);
     lk_poison_device_allocations(0);
     if (rc != 0)
         cr_assert_fail("%s: your GPU code returned an error: %s", what,
@@ -200,15 +204,15 @@ static inline void lk_test_swe_run_gpu(lk_swe_gpu_fn fn, const lk_swe *sim, int 
  * poisoned) and compare with the serial reference bit for bit; when @p expected_md5 is
  * given, check that hash first and run serial only to explain a mismatch.
  */
-static inline void lk_test_swe_gpu_matches_serial(lk_swe_gpu_fn fn, const lk_swe *sim,
-                                                  int steps, const lk_launch *launch,
+static inline void lk_test_swe_gpu_matches_serial(lk_swe_test_fn fn, const lk_swe *sim,
+                                                  int steps, int block_x, int block_y,
                                                   const char *expected_md5, const char *what)
 {
     char label[256];
     snprintf(label, sizeof label, "%s (%d x %d), %d steps, block %dx%d", what, sim->rows,
-             sim->cols, steps, launch->block_x, launch->block_y);
+             sim->cols, steps, block_x, block_y);
     lk_swe_fields got, expected;
-    lk_test_swe_run_gpu(fn, sim, steps, launch, &got, label);
+    lk_test_swe_run_gpu(fn, sim, steps, block_x, block_y, &got, label);
     lk_error err;
     if (expected_md5) {
         char hex[33];

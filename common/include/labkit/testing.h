@@ -107,6 +107,10 @@ static inline const char *lk_test_path(char *buf, size_t size, const char *rel)
  * @p out (NUL-terminated, truncated to @p size); return the child's exit status, or 128 +
  * signal number if it was killed. For testing programs' error paths, which exit.
  */
+/** The lab's main.c, compiled for its tests as lk_lab_main (labs/lab.mk): the tests run
+    the real driver with lk_run_captured(). */
+int lk_lab_main(int argc, char **argv);
+
 static inline int lk_run_captured(int (*fn)(int, char **), int argc, char **argv, char *out,
                                   size_t size)
 {

@@ -4,6 +4,14 @@
 #include "lab.h"
 #include "labkit/sciddicat_testing.h"
 
+static int run_lab01(const void *ctx, const lk_sciddicat *sim, int steps, double *h_out,
+                     lk_error *err)
+{
+    const int *block = ctx;
+    return lab01_gpu_run(sim->rows, sim->cols, sim->z, sim->h0, h_out, steps, block[0],
+                         block[1], err);
+}
+
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
 {
     LK_REQUIRE_GPU();
@@ -11,9 +19,11 @@ static void check_dataset(const char *name, int steps, int block_x, int block_y,
     int dataset_steps;
     char md5[33];
     lk_test_load_dataset(name, &sim, &dataset_steps, md5);
-    lk_launch launch = {.block_x = block_x, .block_y = block_y};
-    lk_test_gpu_matches_serial(lab01_gpu_run, &sim, steps >= 0 ? steps : dataset_steps,
-                               &launch, use_md5 ? md5 : NULL, name);
+    const int block[2] = {block_x, block_y};
+    char what[160];
+    snprintf(what, sizeof what, "%s, block %dx%d", name, block_x, block_y);
+    lk_test_gpu_matches_serial(run_lab01, block, &sim, steps >= 0 ? steps : dataset_steps,
+                               use_md5 ? md5 : NULL, what);
     lk_sciddicat_free(&sim);
 }
 
@@ -42,10 +52,9 @@ Test(gpu, impossible_block_is_reported_as_an_error)
     lk_test_load_dataset("sciddicat-tiny", &sim, NULL, NULL);
     size_t n = (size_t)sim.rows * sim.cols;
     double *h = malloc(n * sizeof *h);
-    lk_launch launch = {.block_x = 64, .block_y = 32};
     lk_error err;
     lk_error_clear(&err);
-    int rc = lab01_gpu_run(sim.rows, sim.cols, sim.z, sim.h0, h, 2, &launch, &err);
+    int rc = lab01_gpu_run(sim.rows, sim.cols, sim.z, sim.h0, h, 2, 64, 32, &err);
     cr_assert_eq(rc, -1, "a 64x32 block (2048 threads) cannot launch, but lab01_gpu_run "
                  "returned %d: check every launch with LK_LAUNCH_TRY(err)", rc);
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration"),

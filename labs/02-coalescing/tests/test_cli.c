@@ -4,22 +4,12 @@
 #include "labkit/md5.h"
 #include "labkit/swe_testing.h"
 
-static int run_driver(int argc, char **argv)
-{
-    const lk_swe_lab lab = {.name = "02-coalescing", .run = lab02_gpu_run,
-                            .baseline = lab02_uncoalesced_run, .baseline_name = "uncoalesced",
-                            .launch = {.block_x = 32, .block_y = 8},
-                            .standard_dataset = "swe-tiny", .bench_dataset = "swe-tiny",
-                            .bench_steps = 1, .bench_serial_steps = 1};
-    return lk_swe_driver(argc, argv, &lab);
-}
-
 static int run(char *out, size_t size, char **argv)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
-    return lk_run_captured(run_driver, argc, argv, out, size);
+    return lk_run_captured(lk_lab_main, argc, argv, out, size);
 }
 
 Test(cli, serial_run_prints_the_manifest_hash)
@@ -74,7 +64,7 @@ Test(cli, bad_command_lines_are_explained)
     char *a[] = {"lab02", "--gen", "dam:10x10", "--steps", "3", "--time", "1", NULL};
     expect_usage_error(a, 2, "both --steps and --time");
     char *b[] = {"lab02", "some.txt", NULL};
-    expect_usage_error(b, 2, "take no input files");
+    expect_usage_error(b, 2, "takes no input files");
     char *c[] = {"lab02", "--gen", "lake:10x10", "--serial", NULL};
     expect_usage_error(c, 1, "unknown kind 'lake'");
     char *d[] = {"lab02", "--dataset", "sciddicat-tiny", "--serial", NULL};

@@ -1,7 +1,7 @@
 /* GPU tests of your kernels.cu: every result must equal the serial reference bit for bit,
    and keep the physics' invariants. Each run poisons the output and fresh device memory
    first, so cells your code never writes, or buffers it reads before writing, show up. */
-#include "lab.h"
+#include "given.h"
 #include "labkit/swe_testing.h"
 
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
@@ -11,9 +11,8 @@ static void check_dataset(const char *name, int steps, int block_x, int block_y,
     int dataset_steps;
     char md5[33];
     lk_test_swe_load(name, &sim, &dataset_steps, md5);
-    lk_launch launch = {.block_x = block_x, .block_y = block_y};
     lk_test_swe_gpu_matches_serial(lab02_gpu_run, &sim, steps >= 0 ? steps : dataset_steps,
-                                   &launch, use_md5 ? md5 : NULL, name);
+                                   block_x, block_y, use_md5 ? md5 : NULL, name);
     lk_swe_free(&sim);
 }
 
@@ -51,8 +50,8 @@ Test(gpu, ghost_cells_are_set_before_the_first_step)
     lk_test_swe_load("swe-bumps-odd", &sim, NULL, NULL);
     lk_test_swe_serial(&sim, 3, &expected);
     lk_test_swe_poison_ghosts(&sim, &sim.q);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_run_gpu(lab02_gpu_run, &sim, 3, &launch, &got,
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_run_gpu(lab02_gpu_run, &sim, 3, block_x, block_y, &got,
                         "3 steps from a state whose ghost layer is NaN");
     lk_test_swe_assert_eq(&sim, &expected, &got,
                           "3 steps from a state whose ghost layer is NaN (apply the wall "
@@ -72,8 +71,8 @@ Test(gpu, impossible_block_is_reported_as_an_error)
     lk_error_clear(&err);
     lk_test_swe_load("swe-tiny", &sim, NULL, NULL);
     lk_test_swe_fields(&sim, &out);
-    lk_launch launch = {.block_x = 64, .block_y = 32};
-    int rc = lab02_gpu_run(&sim, 2, &out, &launch, &err);
+    const int block_x = 64, block_y = 32;
+    int rc = lab02_gpu_run(&sim, 2, &out, block_x, block_y, &err);
     cr_assert_eq(rc, -1, "a 64x32 block (2048 threads) cannot launch, but lab02_gpu_run "
                  "returned %d: check every launch with LK_LAUNCH_TRY(err)", rc);
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration"),
@@ -89,8 +88,8 @@ Test(gpu_invariants, mass_is_conserved)
     lk_swe sim;
     lk_swe_fields got;
     lk_test_swe_gen("bumps:61x47:3", &sim);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_run_gpu(lab02_gpu_run, &sim, 500, &launch, &got, "bumps:61x47:3, 500 steps");
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_run_gpu(lab02_gpu_run, &sim, 500, block_x, block_y, &got, "bumps:61x47:3, 500 steps");
     lk_test_swe_check_mass(&sim, &got, "your GPU result, bumps:61x47:3 after 500 steps");
     lk_swe_fields_free(&got);
     lk_swe_free(&sim);
@@ -104,8 +103,8 @@ Test(gpu_invariants, a_dam_uniform_along_one_axis_stays_uniform)
         lk_swe sim;
         lk_swe_fields got;
         lk_test_swe_gen(specs[k], &sim);
-        lk_launch launch = {.block_x = 16, .block_y = 4};
-        lk_test_swe_run_gpu(lab02_gpu_run, &sim, 200, &launch, &got, specs[k]);
+        const int block_x = 16, block_y = 4;
+        lk_test_swe_run_gpu(lab02_gpu_run, &sim, 200, block_x, block_y, &got, specs[k]);
         char what[128];
         snprintf(what, sizeof what, "your GPU result, %s after 200 steps", specs[k]);
         lk_test_swe_check_uniform(&sim, &got, k == 0, what);
@@ -121,9 +120,9 @@ Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
     lk_swe_fields ra, rb, t;
     lk_test_swe_gen("dam:37x53", &a);
     lk_test_swe_gen("damrot:53x37", &b);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_run_gpu(lab02_gpu_run, &a, 150, &launch, &ra, "dam:37x53");
-    lk_test_swe_run_gpu(lab02_gpu_run, &b, 150, &launch, &rb, "damrot:53x37");
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_run_gpu(lab02_gpu_run, &a, 150, block_x, block_y, &ra, "dam:37x53");
+    lk_test_swe_run_gpu(lab02_gpu_run, &b, 150, block_x, block_y, &rb, "damrot:53x37");
     lk_test_swe_transpose(&a, &ra, &t);
     lk_test_swe_assert_eq(&b, &t, &rb, "your damrot:53x37 vs your transposed dam:37x53, "
                           "150 steps");
@@ -143,8 +142,8 @@ Test(given, uncoalesced_version_matches_serial)
         lk_swe sim;
         int steps;
         lk_test_swe_load(names[k], &sim, &steps, NULL);
-        lk_launch launch = {.block_x = 32, .block_y = 8};
-        lk_test_swe_gpu_matches_serial(lab02_uncoalesced_run, &sim, steps, &launch, NULL,
+        const int block_x = 32, block_y = 8;
+        lk_test_swe_gpu_matches_serial(lab02_uncoalesced_run, &sim, steps, block_x, block_y, NULL,
                                        names[k]);
         lk_swe_free(&sim);
     }

@@ -1,7 +1,7 @@
 /* GPU tests of your kernels.cu: your shared-memory kernel must give the serial reference's
    result bit for bit for every tile shape, keep the physics' invariants, and really hold
    its tile in shared memory. Each run poisons the output and fresh device memory first. */
-#include "lab.h"
+#include "given.h"
 #include "labkit/swe_testing.h"
 
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
@@ -11,9 +11,8 @@ static void check_dataset(const char *name, int steps, int block_x, int block_y,
     int dataset_steps;
     char md5[33];
     lk_test_swe_load(name, &sim, &dataset_steps, md5);
-    lk_launch launch = {.block_x = block_x, .block_y = block_y};
     lk_test_swe_gpu_matches_serial(lab03_gpu_run, &sim, steps >= 0 ? steps : dataset_steps,
-                                   &launch, use_md5 ? md5 : NULL, name);
+                                   block_x, block_y, use_md5 ? md5 : NULL, name);
     lk_swe_free(&sim);
 }
 
@@ -21,10 +20,10 @@ static void check_dataset(const char *name, int steps, int block_x, int block_y,
 static void check_shared(int bx, int by)
 {
     lab03_kernel_info info;
-    lk_launch launch = {.block_x = bx, .block_y = by};
+    const int block_x = bx, block_y = by;
     lk_error err;
     memset(&info, 0, sizeof info);
-    LK_ASSERT_OK(lab03_step_info(&launch, &info, &err), &err);
+    LK_ASSERT_OK(lab03_step_info(block_x, block_y, &info, &err), &err);
     cr_assert_not_null(info.kernel, "lab03_step_info: info->kernel is NULL: set it to "
                        "(const void *)your_kernel");
     cr_assert(info.block_x == bx && info.block_y == by, "tile %dx%d: lab03_step_info says "
@@ -89,8 +88,8 @@ Test(gpu, ghost_cells_come_from_the_harness)
     lk_test_swe_load("swe-bumps-odd", &sim, NULL, NULL);
     lk_test_swe_serial(&sim, 3, &expected);
     lk_test_swe_poison_ghosts(&sim, &sim.q);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_run_gpu(lab03_gpu_run, &sim, 3, &launch, &got, "3 steps");
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_run_gpu(lab03_gpu_run, &sim, 3, block_x, block_y, &got, "3 steps");
     lk_test_swe_assert_eq(&sim, &expected, &got, "3 steps from a state whose ghost layer is NaN");
     lk_swe_fields_free(&got);
     lk_swe_fields_free(&expected);
@@ -107,8 +106,8 @@ Test(gpu, impossible_tile_is_reported_as_an_error)
     lk_error_clear(&err);
     lk_test_swe_load("swe-tiny", &sim, NULL, NULL);
     lk_test_swe_fields(&sim, &out);
-    lk_launch launch = {.block_x = 64, .block_y = 32};
-    int rc = lab03_gpu_run(&sim, 2, &out, &launch, &err);
+    const int block_x = 64, block_y = 32;
+    int rc = lab03_gpu_run(&sim, 2, &out, block_x, block_y, &err);
     cr_assert_eq(rc, -1, "a 64x32 tile (2048 threads) cannot launch, but the run returned %d: "
                  "check the launch with LK_LAUNCH_TRY(err)", rc);
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration") ||
@@ -124,8 +123,8 @@ Test(gpu_invariants, mass_is_conserved)
     lk_swe sim;
     lk_swe_fields got;
     lk_test_swe_gen("bumps:61x47:3", &sim);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_run_gpu(lab03_gpu_run, &sim, 500, &launch, &got, "bumps:61x47:3, 500 steps");
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_run_gpu(lab03_gpu_run, &sim, 500, block_x, block_y, &got, "bumps:61x47:3, 500 steps");
     lk_test_swe_check_mass(&sim, &got, "your GPU result, bumps:61x47:3 after 500 steps");
     lk_swe_fields_free(&got);
     lk_swe_free(&sim);
@@ -138,9 +137,9 @@ Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
     lk_swe_fields ra, rb, t;
     lk_test_swe_gen("dam:37x53", &a);
     lk_test_swe_gen("damrot:53x37", &b);
-    lk_launch launch = {.block_x = 16, .block_y = 8};
-    lk_test_swe_run_gpu(lab03_gpu_run, &a, 150, &launch, &ra, "dam:37x53");
-    lk_test_swe_run_gpu(lab03_gpu_run, &b, 150, &launch, &rb, "damrot:53x37");
+    const int block_x = 16, block_y = 8;
+    lk_test_swe_run_gpu(lab03_gpu_run, &a, 150, block_x, block_y, &ra, "dam:37x53");
+    lk_test_swe_run_gpu(lab03_gpu_run, &b, 150, block_x, block_y, &rb, "damrot:53x37");
     lk_test_swe_check_uniform(&a, &ra, 1, "your GPU result, dam:37x53 after 150 steps");
     lk_test_swe_transpose(&a, &ra, &t);
     lk_test_swe_assert_eq(&b, &t, &rb, "your damrot:53x37 vs your transposed dam:37x53, "
@@ -159,7 +158,7 @@ Test(given, global_memory_version_matches_serial)
     lk_swe sim;
     int steps;
     lk_test_swe_load("swe-bumps-odd", &sim, &steps, NULL);
-    lk_launch launch = {.block_x = 32, .block_y = 8};
-    lk_test_swe_gpu_matches_serial(lab03_global_run, &sim, steps, &launch, NULL, "global");
+    const int block_x = 32, block_y = 8;
+    lk_test_swe_gpu_matches_serial(lab03_global_run, &sim, steps, block_x, block_y, NULL, "global");
     lk_swe_free(&sim);
 }

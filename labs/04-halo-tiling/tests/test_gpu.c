@@ -3,7 +3,7 @@
    update every interior cell exactly once and leave every border cell alone. */
 #include <cuda_runtime_api.h>
 
-#include "lab04_testing.h"
+#include "helpers.h"
 
 #define CUDA_CHECK(call)                                                                    \
     do {                                                                                    \
@@ -26,24 +26,35 @@ static void require_fused(void)
 
 /* ---- Whole runs against the serial reference ----------------------------------------- */
 
+typedef struct lab04_launch {
+    lab04_variant variant;
+    int tile_x, tile_y;
+} lab04_launch;
+
+static int run_lab04(const void *ctx, const lk_sciddicat *sim, int steps, double *h_out,
+                     lk_error *err)
+{
+    const lab04_launch *l = ctx;
+    return lab04_gpu_run(sim->rows, sim->cols, sim->z, sim->h0, h_out, steps, l->variant,
+                         l->tile_x, l->tile_y, err);
+}
+
 static void run_problem(const char *variant, const lk_sciddicat *sim, int steps, int tile_x,
                         int tile_y, const char *md5, const char *name)
 {
     lab04_variant v;
     lk_error err;
     LK_ASSERT_OK(lab04_variant_parse(variant, &v, &err), &err);
-    lk_launch launch;
-    memset(&launch, 0, sizeof launch);
-    snprintf(launch.variant, sizeof launch.variant, "%s", variant);
-    launch.tile_x = tile_x;
-    launch.tile_y = tile_y;
-    if (tile_x == 0)
-        lab04_default_tile(v, &tile_x, &tile_y);
-    lab04_block_of_tile(v, tile_x, tile_y, &launch.block_x, &launch.block_y);
+    const int is_default = tile_x == 0;
+    if (is_default) {
+        tile_x = lab04_variants[v].tile_x;
+        tile_y = lab04_variants[v].tile_y;
+    }
+    const lab04_launch launch = {v, tile_x, tile_y};
     char what[160];
-    snprintf(what, sizeof what, "%s, variant %s, tile %dx%d%s", name,
-             lab04_variant_name(v), tile_x, tile_y, launch.tile_x ? "" : " (default)");
-    lk_test_gpu_matches_serial(lab04_gpu_run, sim, steps, &launch, md5, what);
+    snprintf(what, sizeof what, "%.80s, variant %s, tile %dx%d%s", name,
+             lab04_variant_name(v), tile_x, tile_y, is_default ? " (default)" : "");
+    lk_test_gpu_matches_serial(run_lab04, &launch, sim, steps, md5, what);
 }
 
 /* Dataset @p name for @p steps steps (-1: the manifest's); tile 0x0: the variant's default. */

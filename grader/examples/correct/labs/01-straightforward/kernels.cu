@@ -74,11 +74,11 @@ __global__ void update_width(int rows, int cols, double *h, const double *Sf)
 }
 
 static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, double *d_Sf,
-                           int steps, const lk_launch *launch, lk_error *err)
+                           int steps, int block_x, int block_y, lk_error *err)
 {
     if (rows < 3 || cols < 3)
         return 0; // no interior cell: nothing changes
-    const int threads = launch->block_x * launch->block_y;
+    const int threads = block_x * block_y;
     const long long cells = (long long)(rows - 2) * (cols - 2);
     const unsigned blocks = (unsigned)((cells + threads - 1) / threads);
     for (int s = 0; s < steps; s++) {
@@ -94,7 +94,7 @@ static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, d
 }
 
 extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,
-                             double *h_out, int steps, const lk_launch *launch, lk_error *err)
+                             double *h_out, int steps, int block_x, int block_y, lk_error *err)
 {
     const size_t bytes = (size_t)rows * cols * sizeof(double);
     double *d_z = NULL, *d_h = NULL, *d_Sf = NULL;
@@ -112,7 +112,7 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
                 cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
-    if (steps_on_device(rows, cols, d_z, d_h, d_Sf, steps, launch, err) != 0)
+    if (steps_on_device(rows, cols, d_z, d_h, d_Sf, steps, block_x, block_y, err) != 0)
         goto done;
     if (cudaMemcpy(h_out, d_h, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
         lk_fail(err, "kernels.cu: copying the result back failed: %s",

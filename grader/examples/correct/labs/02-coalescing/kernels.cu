@@ -42,7 +42,7 @@ static unsigned blocks_for(int n, unsigned per_block)
 }
 
 static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                         const lk_launch *launch, double **d, lk_error *err)
+                         int block_x, int block_y, double **d, lk_error *err)
 {
     // (3) Two device states, d[0..2] the current one, d[3..5] the next one.
     const size_t field_bytes = lk_swe_cells(sim) * sizeof(double);
@@ -57,7 +57,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     // (4) Launch shapes. Step: the requested block, enough of them for every cell.
     // Walls: 256-thread blocks over rows + cols threads.
     const int rows = sim->rows, cols = sim->cols;
-    const dim3 step_block(launch->block_x, launch->block_y);
+    const dim3 step_block(block_x, block_y);
     const dim3 step_grid(blocks_for(cols, step_block.x), blocks_for(rows, step_block.y));
     const unsigned wall_block = 256;
     const unsigned wall_grid = blocks_for(rows + cols, wall_block);
@@ -83,10 +83,10 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
 }
 
 extern "C" int lab02_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                             const lk_launch *launch, lk_error *err)
+                             int block_x, int block_y, lk_error *err)
 {
     double *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    int rc = run_on_device(sim, steps, out, launch, d, err);
+    int rc = run_on_device(sim, steps, out, block_x, block_y, d, err);
     for (int k = 0; k < 6; k++)
         cudaFree(d[k]); // cudaFree(NULL) does nothing: safe after a failure
     return rc;

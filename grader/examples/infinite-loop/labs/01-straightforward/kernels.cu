@@ -67,7 +67,7 @@ __global__ void update_width(int rows, int cols, double *h, const double *Sf)
 }
 
 extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,
-                             double *h_out, int steps, const lk_launch *launch, lk_error *err)
+                             double *h_out, int steps, int block_x, int block_y, lk_error *err)
 {
     const size_t bytes = (size_t)rows * cols * sizeof(double);
     double *d_z, *d_h, *d_Sf;
@@ -78,7 +78,7 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
     LK_CUDA_TRY(err, cudaMemcpy(d_z, z, bytes, cudaMemcpyHostToDevice));
     LK_CUDA_TRY(err, cudaMemcpy(d_h, h_in, bytes, cudaMemcpyHostToDevice));
     if (rows > 2 && cols > 2) {
-        dim3 block(launch->block_x, launch->block_y);
+        dim3 block(block_x, block_y);
         dim3 grid((cols - 2 + block.x - 1) / block.x, (rows - 2 + block.y - 1) / block.y);
         for (int s = 0; s < steps; s++) {
             reset_flows<<<grid, block>>>(rows, cols, d_Sf);

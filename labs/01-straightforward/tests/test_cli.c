@@ -6,16 +6,6 @@
 #include "labkit/testing.h"
 
 
-static int run_driver(int argc, char **argv)
-{
-    const lk_sciddicat_lab lab = {.name = "01-straightforward", .run = lab01_gpu_run,
-                                  .launch = {.block_x = 32, .block_y = 8},
-                                  .standard_dataset = "sciddicat-tiny",
-                                  .bench_dataset = "sciddicat-tiny", .bench_steps = 1,
-                                  .bench_serial_steps = 1};
-    return lk_sciddicat_driver(argc, argv, &lab);
-}
-
 #define HEADER "ncols 3\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n"
 #define GOOD_BODY "1 2 3\n4 5 6\n7 8 9\n"
 
@@ -26,7 +16,7 @@ static void expect_rejected(const char *header, const char *dem, const char *sou
     const char *h = lk_tmp_put("header.txt", header), *d = lk_tmp_put("dem.txt", dem), *s = lk_tmp_put("source.txt", source);
     char *argv[] = {"lab01", "--serial", "--steps", "2", (char *)h, (char *)d, (char *)s, NULL};
     char out[4096];
-    int status = lk_run_captured(run_driver, 7, argv, out, sizeof out);
+    int status = lk_run_captured(lk_lab_main, 7, argv, out, sizeof out);
     cr_assert_eq(status, 1, "expected exit status 1, got %d; output:\n%s", status, out);
     char path[512];
     snprintf(path, sizeof path, "%s/%s", lk_tmpdir, bad_file);
@@ -40,7 +30,7 @@ Test(inputs, good_files_run, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
                *s = lk_tmp_put("source.txt", "0 0 0\n0 1 0\n0 0 0\n");
     char *argv[] = {"lab01", "--serial", "--steps", "2", (char *)h, (char *)d, (char *)s, NULL};
     char out[4096];
-    int status = lk_run_captured(run_driver, 7, argv, out, sizeof out);
+    int status = lk_run_captured(lk_lab_main, 7, argv, out, sizeof out);
     cr_assert_eq(status, 0, "output:\n%s", out);
     cr_assert(strstr(out, "md5"), "%s", out);
 }
@@ -77,7 +67,7 @@ Test(inputs, missing_file, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
     snprintf(missing, sizeof missing, "%s/no-such-source.txt", lk_tmpdir);
     char *argv[] = {"lab01", "--serial", (char *)h, (char *)d, missing, NULL};
     char out[4096];
-    int status = lk_run_captured(run_driver, 5, argv, out, sizeof out);
+    int status = lk_run_captured(lk_lab_main, 5, argv, out, sizeof out);
     cr_assert_eq(status, 1, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, missing) && strstr(out, "No such file"), "%s", out);
 }
@@ -85,7 +75,22 @@ Test(inputs, bad_option_value_is_a_usage_error)
 {
     char *argv[] = {"lab01", "--steps", "-3", "--dataset", "sciddicat-tiny", NULL};
     char out[4096];
-    int status = lk_run_captured(run_driver, 5, argv, out, sizeof out);
+    int status = lk_run_captured(lk_lab_main, 5, argv, out, sizeof out);
     cr_assert_eq(status, 2, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "--steps") && strstr(out, "-3"), "%s", out);
+}
+
+/* Options this lab does not use are refused, not silently ignored. */
+Test(inputs, tile_and_variant_are_not_options_of_lab01)
+{
+    char *tile[] = {"lab01", "--serial", "--tile", "32x8", "--dataset", "sciddicat-tiny", NULL};
+    char out[4096];
+    int status = lk_run_captured(lk_lab_main, 6, tile, out, sizeof out);
+    cr_assert_eq(status, 2, "exit %d:\n%s", status, out);
+    cr_assert(strstr(out, "--tile: lab 01-straightforward has no tiles"), "%s", out);
+    char *variant[] = {"lab01", "--serial", "--variant", "fast", "--dataset", "sciddicat-tiny",
+                       NULL};
+    status = lk_run_captured(lk_lab_main, 6, variant, out, sizeof out);
+    cr_assert_eq(status, 2, "exit %d:\n%s", status, out);
+    cr_assert(strstr(out, "--variant fast: lab 01-straightforward has no variants"), "%s", out);
 }

@@ -3,7 +3,7 @@
 // This file answers lab 02's tasks (ghost kernel, coalesced step, pointer swap): finish
 // lab 02 before you read it.
 
-#include "lab.h"
+#include "given.h"
 #include "labkit/cuda_check.h"
 #include "labkit/swe.h"
 
@@ -33,9 +33,9 @@ static __global__ void lf_step_global(int rows, int cols, double r,
 }
 
 static int step_global(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
-                       const lk_launch *launch, lk_error *err)
+                       int block_x, int block_y, lk_error *err)
 {
-    dim3 block(launch->block_x, launch->block_y);
+    dim3 block(block_x, block_y);
     dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
     lf_step_global<<<grid, block>>>(rows, cols, r, cur.Z, cur.Qx, cur.Qy, next.Z, next.Qx,
                                     next.Qy);
@@ -44,10 +44,10 @@ static int step_global(int rows, int cols, double r, lk_swe_fields cur, lk_swe_f
 }
 
 typedef int (*step_fn)(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
-                       const lk_launch *launch, lk_error *err);
+                       int block_x, int block_y, lk_error *err);
 
 static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                         const lk_launch *launch, step_fn step, double **d, lk_error *err)
+                         int block_x, int block_y, step_fn step, double **d, lk_error *err)
 {
     const size_t bytes = lk_swe_cells(sim) * sizeof(double);
     for (int k = 0; k < 6; k++)
@@ -61,7 +61,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     for (int s = 0; s < steps; s++) {
         ghost_cells<<<ghost_grid, ghost_block>>>(rows, cols, cur.Z, cur.Qx, cur.Qy);
         LK_LAUNCH_TRY(err);
-        if (step(rows, cols, lk_swe_r(sim), cur, next, launch, err) != 0)
+        if (step(rows, cols, lk_swe_r(sim), cur, next, block_x, block_y, err) != 0)
             return -1;
         lk_swe_fields t = cur;
         cur = next;
@@ -73,24 +73,24 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     return 0;
 }
 
-static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, const lk_launch *launch,
+static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, int block_x, int block_y,
                step_fn step, lk_error *err)
 {
     double *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    int rc = run_on_device(sim, steps, out, launch, step, d, err);
+    int rc = run_on_device(sim, steps, out, block_x, block_y, step, d, err);
     for (int k = 0; k < 6; k++)
         cudaFree(d[k]);
     return rc;
 }
 
 extern "C" int lab03_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                             const lk_launch *launch, lk_error *err)
+                             int block_x, int block_y, lk_error *err)
 {
-    return run(sim, steps, out, launch, lab03_step, err);
+    return run(sim, steps, out, block_x, block_y, lab03_step, err);
 }
 
 extern "C" int lab03_global_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                                const lk_launch *launch, lk_error *err)
+                                int block_x, int block_y, lk_error *err)
 {
-    return run(sim, steps, out, launch, step_global, err);
+    return run(sim, steps, out, block_x, block_y, step_global, err);
 }

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "lab.h"
+#include "given.h"
 #include "labkit/manifest.h"
 #include "labkit/rng.h"
 #include "labkit/sciddicat_testing.h"

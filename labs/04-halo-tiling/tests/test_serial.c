@@ -2,7 +2,7 @@
    helpers of lab.h are the serial reference's arithmetic, the harness's variant and tile
    handling, and the exactly-once checks catch the coverage bugs they are meant to catch
    (a tiled CPU loop with planted off-by-ones stands in for a buggy kernel). */
-#include "lab04_testing.h"
+#include "helpers.h"
 
 /* ---- Datasets ----------------------------------------------------------------------- */
 
@@ -192,7 +192,7 @@ Test(harness, variant_names_round_trip)
     }
     lab04_variant got;
     LK_ASSERT_OK(lab04_variant_parse("", &got, &err), &err);
-    cr_assert_eq(got, LAB04_DEFAULT_VARIANT);
+    cr_assert_eq(got, LAB04_HALO);
     cr_assert_eq(lab04_variant_parse("tiled", &got, &err), -1);
     cr_assert(strstr(err.msg, "tiled") && strstr(err.msg, "halo, nohalo or fused"),
               "message should name the bad variant and the good ones: %s", err.msg);
@@ -225,40 +225,13 @@ Test(harness, tile_limits_follow_the_block_shape)
 Test(harness, default_tiles_are_usable)
 {
     for (int v = 0; v < LAB04_NVARIANTS; v++) {
-        int tx, ty;
         lk_error err;
-        lab04_default_tile((lab04_variant)v, &tx, &ty);
-        LK_ASSERT_OK(lab04_check_tile((lab04_variant)v, tx, ty, &err), &err);
+        LK_ASSERT_OK(lab04_check_tile((lab04_variant)v, lab04_variants[v].tile_x,
+                                      lab04_variants[v].tile_y, &err), &err);
     }
 }
 
 /* Every tile of the one-call tests is usable by every variant. */
-/* The driver's reports name the variant, the tile and the block that really ran. */
-Test(harness, reports_name_the_variant_tile_and_block)
-{
-    const struct {
-        const char *variant;
-        int tile_x, tile_y;
-        const char *want;
-    } cases[] = {
-        {"", 0, 0, "variant halo, tile 30x6, block 32x8"},
-        {"nohalo", 128, 2, "variant nohalo, tile 128x2, block 128x2"},
-        {"fused", 0, 0, "variant fused, tile 30x14, block 32x16"},
-        {"halo", 62, 6, "variant halo, tile 62x6, block 64x8"},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        lk_launch launch = {.tile_x = cases[k].tile_x, .tile_y = cases[k].tile_y};
-        snprintf(launch.variant, sizeof launch.variant, "%s", cases[k].variant);
-        char got[160];
-        cr_assert_eq(lab04_launch_label(&launch, got, sizeof got), 0);
-        cr_assert_str_eq(got, cases[k].want);
-    }
-    lk_launch unknown = {.variant = "tiled"};
-    char got[160];
-    cr_assert_eq(lab04_launch_label(&unknown, got, sizeof got), -1,
-                 "an unknown variant must leave the label to the driver");
-}
-
 Test(harness, one_call_tiles_are_usable)
 {
     lk_error err;

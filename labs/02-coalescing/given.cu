@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "lab.h"
+#include "given.h"
 #include "labkit/cuda_check.h"
 #include "labkit/swe.h"
 
@@ -41,7 +41,7 @@ static void host_ghosts(int rows, int cols, lk_swe_q *q)
     }
 }
 
-static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, const lk_launch *launch,
+static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, int block_x, int block_y,
                lk_swe_q *h, lk_swe_q **d, lk_error *err)
 {
     const size_t n = lk_swe_cells(sim), bytes = n * sizeof(lk_swe_q);
@@ -49,7 +49,7 @@ static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, const lk_
         h[k] = lk_swe_load(sim->q.Z, sim->q.Qx, sim->q.Qy, k);
     LK_CUDA_TRY(err, cudaMalloc(&d[0], bytes));
     LK_CUDA_TRY(err, cudaMalloc(&d[1], bytes));
-    dim3 block(launch->block_x, launch->block_y);
+    dim3 block(block_x, block_y);
     dim3 grid((sim->rows + block.x - 1) / block.x, (sim->cols + block.y - 1) / block.y);
     for (int s = 0; s < steps; s++) {
         host_ghosts(sim->rows, sim->cols, h);
@@ -64,14 +64,14 @@ static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, const lk_
 }
 
 extern "C" int lab02_uncoalesced_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
-                                     const lk_launch *launch, lk_error *err)
+                                     int block_x, int block_y, lk_error *err)
 {
     lk_swe_q *h = (lk_swe_q *)malloc(lk_swe_cells(sim) * sizeof *h);
     if (!h)
         return lk_fail(err, "uncoalesced.cu: out of host memory for a %d x %d state", sim->rows,
                        sim->cols);
     lk_swe_q *d[2] = {NULL, NULL};
-    int rc = run(sim, steps, out, launch, h, d, err);
+    int rc = run(sim, steps, out, block_x, block_y, h, d, err);
     cudaFree(d[0]);
     cudaFree(d[1]);
     free(h);

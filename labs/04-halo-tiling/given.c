@@ -1,23 +1,27 @@
-/* Lab 04 harness (read-only): variant and tile handling, device buffers and the step loop.
-   The student's launchers (kernels.cu) only launch kernels on buffers owned here. */
+/* Lab 04, given (read-only): variants and tiles, device buffers and the step loop. Your
+   launchers (kernels.cu) only launch kernels on buffers owned here. */
 #include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
 
-#include "lab.h"
+#include "given.h"
 #include "labkit/cuda_check.h"
 
-static const char *const variant_names[LAB04_NVARIANTS] = {"halo", "nohalo", "fused"};
+const lk_variant lab04_variants[LAB04_NVARIANTS + 1] = {
+    {.name = "halo", .help = ": tiles with a halo of cells (default)", .tile_x = 30, .tile_y = 6},
+    {.name = "nohalo", .help = ": tiles without a halo", .tile_x = 32, .tile_y = 8},
+    {.name = "fused", .help = ": stretch, one kernel per step", .tile_x = 30, .tile_y = 14},
+    {0}};
 
 int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err)
 {
     if (!name || !name[0]) {
-        *out = LAB04_DEFAULT_VARIANT;
+        *out = LAB04_HALO;
         return 0;
     }
     for (int v = 0; v < LAB04_NVARIANTS; v++)
-        if (strcmp(name, variant_names[v]) == 0) {
+        if (strcmp(name, lab04_variants[v].name) == 0) {
             *out = (lab04_variant)v;
             return 0;
         }
@@ -26,17 +30,8 @@ int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err)
 
 const char *lab04_variant_name(lab04_variant variant)
 {
-    return (int)variant >= 0 && (int)variant < LAB04_NVARIANTS ? variant_names[variant] : "?";
-}
-
-/* Halo and fused tiles leave room for the ring in a 32 x 8 / 32 x 16 block of whole warps. */
-void lab04_default_tile(lab04_variant variant, int *tile_x, int *tile_y)
-{
-    switch (variant) {
-    case LAB04_NOHALO: *tile_x = 32; *tile_y = 8; break;
-    case LAB04_FUSED: *tile_x = 30; *tile_y = 14; break;
-    default: *tile_x = 30; *tile_y = 6; break;
-    }
+    return (int)variant >= 0 && (int)variant < LAB04_NVARIANTS ? lab04_variants[variant].name
+                                                               : "?";
 }
 
 void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
@@ -45,21 +40,6 @@ void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *blo
     int ring = variant == LAB04_NOHALO ? 0 : 2;
     *block_x = tile_x + ring;
     *block_y = tile_y + ring;
-}
-
-int lab04_launch_label(const lk_launch *launch, char *buf, size_t size)
-{
-    lab04_variant variant = LAB04_DEFAULT_VARIANT;
-    lk_error err;
-    if (lab04_variant_parse(launch->variant, &variant, &err) != 0)
-        return -1;
-    int tx = launch->tile_x, ty = launch->tile_y, bx, by;
-    if (tx == 0 && ty == 0)
-        lab04_default_tile(variant, &tx, &ty);
-    lab04_block_of_tile(variant, tx, ty, &bx, &by);
-    snprintf(buf, size, "variant %s, tile %dx%d, block %dx%d", lab04_variant_name(variant), tx,
-             ty, bx, by);
-    return 0;
 }
 
 int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err)
@@ -77,6 +57,16 @@ int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *er
                        variant == LAB04_NOHALO ? "the tile" : "the tile plus a one-cell ring",
                        bx, by, (long)bx * by, LAB04_MAX_BLOCK_THREADS);
     return 0;
+}
+
+int lab04_check_options(const char *variant, int tile_x, int tile_y, lk_error *err)
+{
+    lab04_variant v = LAB04_HALO;
+    if (lab04_variant_parse(variant, &v, err) != 0)
+        return -1;
+    if (tile_x == 0 && tile_y == 0)
+        return 0;
+    return lab04_check_tile(v, tile_x, tile_y, err);
 }
 
 /* A launcher that fails must say why; one that returns -1 silently gets a message here. */
@@ -104,15 +94,9 @@ static int student_call(int rc, const char *what, lk_error *err)
     } while (0)
 
 int lab04_gpu_run(int rows, int cols, const double *z, const double *h_in, double *h_out,
-                  int steps, const lk_launch *launch, lk_error *err)
+                  int steps, lab04_variant variant, int tile_x, int tile_y, lk_error *err)
 {
-    lab04_variant variant = LAB04_DEFAULT_VARIANT;
-    int tile_x = launch->tile_x, tile_y = launch->tile_y;
     lk_error_clear(err);
-    if (lab04_variant_parse(launch->variant, &variant, err) != 0)
-        return -1;
-    if (tile_x == 0 && tile_y == 0)
-        lab04_default_tile(variant, &tile_x, &tile_y);
     if (lab04_check_tile(variant, tile_x, tile_y, err) != 0)
         return -1;
 

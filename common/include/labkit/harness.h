@@ -1,0 +1,187 @@
+/**
+ * @file harness.h
+ * @brief The steps of a lab driver, called in order by each lab's `main.c`.
+ *
+ * A lab's `main.c` reads top to bottom: lk_run_start() parses the command line, the model's
+ * open function loads the input (e.g. lk_sciddicat_open()), the serial reference runs
+ * between lk_run_serial_begin() and lk_run_serial_end(), the student's function is called
+ * in a loop over lk_run_next_gpu_call(), the model's report function compares and hashes,
+ * and lk_run_finish() prints the summary and the JSON line. Every step does nothing once an
+ * earlier one failed, so `main.c` needs no error branches.
+ *
+ * The harness decides what each GPU call is: the checked call (output and every device
+ * allocation poisoned), the timed calls (each on a poisoned output compared with the
+ * checked one), or under `--bench` the calls of a performance report. It checks after
+ * each call of the student's code that the inputs it was given are unchanged.
+ */
+#ifndef LABKIT_HARNESS_H
+#define LABKIT_HARNESS_H
+
+#include <stddef.h>
+
+#include "labkit/cuda_check.h"
+#include "labkit/error.h"
+#include "labkit/timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Options a lab accepts beyond the common ones (lk_lab::options). */
+enum {
+    LK_OPT_BLOCK = 1,   /**< `--block WxH`: the lab's code takes a thread block. */
+    LK_OPT_TILE = 2,    /**< `--tile WxH`: the lab's code takes a tile. */
+    LK_OPT_TIME = 4,    /**< `--time SECONDS`: the model has a simulated time. */
+    LK_OPT_FILES = 8    /**< positional input files (lk_lab::files_usage). */
+};
+
+/** A kernel variant `--variant NAME` selects. */
+typedef struct lk_variant {
+    const char *name;   /**< Its name on the command line. */
+    const char *help;   /**< One line for `-h`. */
+    int tile_x, tile_y; /**< Its default tile (labs with LK_OPT_TILE). */
+    int given;          /**< 1: a given version `--bench` compares the lab's code with. */
+} lk_variant;
+
+/** Everything the harness needs to know about a lab: data only. */
+typedef struct lk_lab {
+    const char *name;             /**< Lab folder name, e.g. "01-straightforward". */
+    const char *title;            /**< The model, for people, e.g. "SciddicaT". */
+    unsigned options;             /**< LK_OPT_* flags. */
+    const char *gen_help;         /**< What `--gen` takes, e.g. "KIND:ROWSxCOLS:SEED, ...". */
+    const char *files_usage;      /**< Positional input forms (LK_OPT_FILES), one per line. */
+    int block_x, block_y;         /**< Default `--block`. */
+    /** Variants, NULL-terminated by a zero entry (NULL: none). Without `--variant` the
+        lab's own code runs: the first variant that is not given, or the only code. */
+    const lk_variant *variants;
+    const char *standard_dataset; /**< Manifest dataset of `make run` (`--standard`). */
+    const char *bench_dataset;    /**< Manifest dataset of `--bench`. */
+    int bench_steps;              /**< GPU steps `--bench` times. */
+    int bench_serial_steps;       /**< Serial steps `--bench` times (per-step rate). */
+    int baseline_steps;           /**< GPU steps `--bench` times a given variant for (0: as
+                                       many as the lab's code). */
+} lk_lab;
+
+/** What the command line asked for. */
+typedef struct lk_options {
+    const char *dataset, *gen, *out, *bin, *png, *csv; /**< Inputs and output files. */
+    const char *files[3];        /**< Positional input files. */
+    int nfiles;                  /**< How many. */
+    int steps;                   /**< `--steps`, -1 when not given. */
+    double time;                 /**< `--time`, < 0 when not given. */
+    int serial, gpu;             /**< Which codes run (both by default). */
+    int repeat, json, result_fd, bench, once, serial_steps; /**< See `-h`. */
+    int block_x, block_y;        /**< `--block`. */
+    int tile_x, tile_y;          /**< `--tile` (0 x 0: the variant's default). */
+    char variant[32];            /**< `--variant` ("" when not given). */
+} lk_options;
+
+/** The shape of a run's output: @ref fields grids of (rows + 2 ghost) x (cols + 2 ghost)
+    doubles one after the other; only the interior rows x cols is a result. */
+typedef struct lk_output_shape {
+    int rows, cols;              /**< Interior size. */
+    int fields;                  /**< Grids in the output (1 or more). */
+    int ghost;                   /**< Width of the ghost layer around each grid. */
+    double bytes_per_cell_step;  /**< Bytes a step moves per cell by the formula (--bench). */
+    size_t copy_bytes;           /**< Bytes of the copy that measures the copy bandwidth. */
+} lk_output_shape;
+
+/** One call of the lab's GPU code, as lk_run_next_gpu_call() describes it. */
+typedef struct lk_gpu_call {
+    double *out;          /**< Host output of lk_run::len doubles, poisoned: fill it. */
+    int steps;            /**< Steps to run. */
+    int block_x, block_y; /**< Thread block. */
+    int tile_x, tile_y;   /**< Tile (the variant's default already filled in). */
+    const char *variant;  /**< The variant's name ("" for a lab without variants). */
+    int given;            /**< 1: call the given version, not the lab's code. */
+    int rc;               /**< Set by the caller: what the GPU code returned. */
+    lk_error err;         /**< Filled by the GPU code on failure. */
+} lk_gpu_call;
+
+/** What was measured, for the reports. */
+typedef struct lk_run_result {
+    int ran_serial, ran_gpu, compared, match; /**< What happened. */
+    double serial_s;                          /**< Serial wall time. */
+    lk_stats gpu_ms;                          /**< Timed GPU calls. */
+    char serial_md5[33], gpu_md5[33], gpu_md5_bin[33]; /**< Hashes. */
+    char mismatch[8192];                      /**< The explanation of a mismatch. */
+    char device[256];                         /**< The GPU. */
+    double copy_bps;                          /**< Copy bandwidth (`--once`, `--bench`). */
+} lk_run_result;
+
+struct lk_run_state;
+
+/** A lab driver's run, from lk_run_start() to lk_run_finish(). */
+typedef struct lk_run {
+    const lk_lab *lab;     /**< The lab. */
+    const char *prog;      /**< argv[0]. */
+    lk_options opt;        /**< The command line. */
+    lk_error err;          /**< The first failure's message. */
+    int status;            /**< Exit status so far (0 while all is well). */
+    char label[256];       /**< Names the input in reports. */
+    char details[256];     /**< Appended to "R x C cells, N steps" (the model's). */
+    int steps;             /**< Steps of the run. */
+    int serial_steps;      /**< Steps the serial reference runs (-1: it does not run). */
+    lk_output_shape shape; /**< Set by lk_run_loaded(). */
+    size_t len;            /**< Doubles in one output. */
+    double *expected;      /**< The serial reference's output. */
+    double *gpu;           /**< The checked GPU call's output. */
+    lk_run_result r;       /**< For the reports. */
+    struct lk_run_state *state; /**< The harness's own (timers, calls, input copies). */
+} lk_run;
+
+/**
+ * Parse the command line of lab @p lab. Returns 0 to go on, -1 when the program must end
+ * with exit status run->status (0 after `-h`, 2 for bad usage, already reported).
+ */
+int lk_run_start(lk_run *run, const lk_lab *lab, int argc, char **argv);
+
+/** Report a usage error found by the lab (e.g. a tile its kernels cannot take), in
+    run->err; returns run->status (2) for `main` to return. */
+int lk_run_usage_error(lk_run *run);
+
+/** Steps of the run when @p dataset_steps (-1: none) and the options say nothing more. */
+int lk_run_choose_steps(const lk_run *run, int dataset_steps, int default_steps);
+
+/**
+ * Called by a model's open function once the input is loaded: allocate the outputs of
+ * @p shape, remember the @p ninputs buffers the GPU code must leave unchanged, probe the
+ * GPU when the run needs one. Returns 0, or -1 with the run failed.
+ */
+int lk_run_loaded(lk_run *run, const lk_output_shape *shape, int ninputs,
+                  const void *const *inputs, const size_t *input_bytes);
+
+/** Mark the run failed (the message is in run->err); returns -1. */
+int lk_run_fail(lk_run *run);
+
+/** 1 when the serial reference must run now (run->serial_steps steps into
+    run->expected); starts its clock. */
+int lk_run_serial_begin(lk_run *run);
+
+/** Stop the serial clock; @p rc is what the serial reference returned. */
+void lk_run_serial_end(lk_run *run, int rc);
+
+/**
+ * The next call of the GPU code, or NULL when there is none left (or one failed). The
+ * caller calls the code it describes and sets call->rc; the harness times the call, and
+ * checks its output and the inputs at the next lk_run_next_gpu_call().
+ */
+lk_gpu_call *lk_run_next_gpu_call(lk_run *run);
+
+/** The output to hash and write: the checked GPU output, else the serial one (NULL when
+    the run failed). */
+const double *lk_run_output(const lk_run *run);
+
+/** Print the summary (or the bench report), the JSON line if asked, free the harness's
+    buffers; returns the exit status: 0 ok, 1 error, 2 usage, 3 GPU result differs. */
+int lk_run_finish(lk_run *run);
+
+/** Compare the interiors of two outputs of @p shape bit for bit; returns the number of
+    differing values and, if @p buf is not NULL, says where the first one is. */
+size_t lk_output_diff(const lk_output_shape *shape, const double *a, const double *b,
+                      char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
