@@ -87,6 +87,8 @@ static char *make_kit(char **subs, const char *const *names)
     free(p);
     copy_in("grader/tests/fakekit/driver.c", p = gr_strf("%s/driver.c", lab));
     free(p);
+    copy_in("labs/01-straightforward/serial.c", p = gr_strf("%s/serial.c", lab));
+    free(p);
     copy_in("grader/tests/fakekit/fake.h", p = gr_strf("%s/fake.h", lab));
     free(p);
     copy_in("grader/tests/fakekit/rubric.txt", p = gr_strf("%s/grader/rubric.txt", kit));
