@@ -16,6 +16,8 @@ GRADER_HEADERS := $(wildcard grader/src/*.h)
 GRADER_OBJS := $(patsubst grader/src/%.c,$(GRADER_BUILD)/obj/%.o,$(wildcard grader/src/*.c))
 GRADER_LIB_OBJS := $(filter-out $(GRADER_BUILD)/obj/main.o,$(GRADER_OBJS))
 GRADER_TESTS := $(patsubst grader/tests/%.c,$(GRADER_BUILD)/tests/%,$(wildcard grader/tests/test_*.c))
+# cJSON reads the drivers' result lines; libseccomp builds the sandbox's system-call filter.
+GRADER_LIBS := -lcjson -lseccomp
 GRADER_CPPFLAGS = $(CPPFLAGS) -I$(LK_TOP)/grader/src -DGR_NVCC='"$(NVCC)"' \
                   -DGR_CUDA_HOME='"$(CUDA_HOME)"'
 
@@ -33,7 +35,7 @@ $(GRADER_BUILD)/obj/%.o: grader/src/%.c $(GRADER_HEADERS) $(LK_HEADERS) grader/g
 
 $(GRADER): $(GRADER_OBJS) $(LK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(GRADER_LIBS) $(LK_LIBS)
 
 # A helper that misbehaves on request (sleeps, forks, floods, crashes) for the isolation tests.
 $(GRADER_HOSTILE): grader/tests/hostile.c
@@ -46,7 +48,7 @@ $(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.
 	@mkdir -p $(@D)
 	$(CC) $(GRADER_CPPFLAGS) -DGR_GRADER='"$(GRADER)"' -DGR_HOSTILE='"$(GRADER_HOSTILE)"' \
 	  -DGR_LK_LIB='"$(LK_LIB)"' $(CFLAGS) $< $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) \
-	  $(LK_TEST_LIBS) $(LK_LIBS)
+	  $(LK_TEST_LIBS) $(GRADER_LIBS) $(LK_LIBS)
 
 # `grade` is declared .PHONY by the top-level Makefile. The library is built first: student
 # builds run as an unprivileged user and cannot write to build/.

@@ -12,87 +12,6 @@
 
 #include "util.h"
 
-/* ---- the forbidden-symbol table ---------------------------------------------------- */
-
-typedef struct forbidden {
-    const char *pattern; /* "name", "prefix*" or "~substring" */
-    const char *why;
-} forbidden;
-
-#define PROC "process control: a kernel file may not start, signal or reconfigure processes"
-#define FILES "file access: a kernel file may not open, create or remove files"
-#define FDS "low-level descriptor I/O: a kernel file may not touch file descriptors"
-#define NET "network access: a kernel file may not use sockets"
-#define DL "dynamic loading: a kernel file may not load code at run time"
-#define KITIO "the kit's file functions: a kernel file may not read or write files"
-
-static const forbidden table[] = {
-    {"fork", PROC}, {"vfork", PROC}, {"clone", PROC}, {"clone3", PROC}, {"__clone", PROC},
-    {"execl", PROC}, {"execlp", PROC}, {"execle", PROC}, {"execv", PROC},
-    {"execvp", PROC}, {"execvpe", PROC}, {"execve", PROC}, {"execveat", PROC}, {"fexecve", PROC}, {"system", PROC}, {"popen", PROC}, {"pclose", PROC},
-    {"posix_spawn*", PROC}, {"kill", PROC}, {"killpg", PROC}, {"tkill", PROC}, {"tgkill", PROC},
-    {"sigqueue", PROC}, {"ptrace", PROC}, {"syscall", PROC}, {"setrlimit*", PROC},
-    {"prlimit*", PROC}, {"setsid", PROC}, {"setpgid", PROC}, {"setpgrp", PROC},
-    {"daemon", PROC}, {"setuid", PROC}, {"setgid", PROC}, {"seteuid", PROC}, {"setegid", PROC},
-    {"setreuid", PROC}, {"setregid", PROC}, {"setresuid", PROC}, {"setresgid", PROC},
-    {"setgroups", PROC}, {"chroot", PROC}, {"unshare", PROC}, {"setns", PROC},
-    {"prctl", PROC}, {"fopen", FILES}, {"fopen64", FILES}, {"freopen", FILES},
-    {"freopen64", FILES}, {"fdopen", FILES}, {"open", FILES}, {"open64", FILES},
-    {"openat", FILES}, {"openat64", FILES}, {"__open_2", FILES}, {"__open64_2", FILES},
-    {"__openat_2", FILES}, {"__openat64_2", FILES}, {"creat", FILES}, {"creat64", FILES},
-    {"unlink", FILES}, {"unlinkat", FILES}, {"remove", FILES}, {"rename", FILES},
-    {"renameat", FILES}, {"renameat2", FILES}, {"opendir", FILES}, {"fdopendir", FILES},
-    {"mkdir", FILES}, {"mkdirat", FILES}, {"rmdir", FILES}, {"link", FILES}, {"linkat", FILES},
-    {"symlink", FILES}, {"symlinkat", FILES}, {"truncate", FILES}, {"truncate64", FILES},
-    {"ftruncate", FILES}, {"ftruncate64", FILES}, {"chmod", FILES}, {"fchmod", FILES},
-    {"fchmodat", FILES}, {"chown", FILES}, {"fchown", FILES}, {"lchown", FILES},
-    {"fchownat", FILES}, {"mmap", FILES}, {"mmap64", FILES}, {"tmpfile", FILES},
-    {"tmpfile64", FILES}, {"mkstemp*", FILES}, {"mkostemp*", FILES}, {"mkdtemp", FILES},
-    {"tmpnam", FILES}, {"tempnam", FILES}, {"~basic_ofstream", FILES},
-    {"~basic_ifstream", FILES}, {"~basic_fstream", FILES}, {"~basic_filebuf", FILES},
-    {"~10filesystem", FILES}, {"dup", FDS}, {"dup2", FDS}, {"dup3", FDS}, {"fcntl", FDS},
-    {"fcntl64", FDS}, {"ioctl", FDS}, {"read", FDS}, {"write", FDS}, {"pread", FDS},
-    {"pread64", FDS}, {"pwrite", FDS}, {"pwrite64", FDS}, {"readv", FDS}, {"writev", FDS},
-    {"sendfile", FDS}, {"sendfile64", FDS}, {"splice", FDS}, {"dprintf", FDS},
-    {"vdprintf", FDS}, {"__dprintf_chk", FDS}, {"__vdprintf_chk", FDS}, {"socket", NET},
-    {"socketpair", NET}, {"connect", NET}, {"bind", NET}, {"listen", NET}, {"accept", NET},
-    {"accept4", NET}, {"send", NET}, {"sendto", NET}, {"sendmsg", NET}, {"recv", NET},
-    {"recvfrom", NET}, {"recvmsg", NET}, {"getaddrinfo", NET}, {"gethostbyname", NET},
-    {"gethostbyname_r", NET}, {"setsockopt", NET}, {"getsockopt", NET}, {"dlopen", DL},
-    {"dlmopen", DL}, {"dlsym", DL}, {"dlvsym", DL}, {"dlclose", DL}, {"dladdr", DL},
-    {"main", "main: the driver owns main; a kernel file defines the lab's entry points only"},
-    {"lk_read_*", KITIO}, {"lk_write_*", KITIO}, {"lk_png_*", KITIO}, {"lk_md5_file", KITIO},
-    {"lk_manifest_*", KITIO},
-};
-
-static int pattern_matches(const char *pattern, const char *symbol)
-{
-    if (pattern[0] == '~')
-        return strstr(symbol, pattern + 1) != NULL;
-    return gr_symbol_matches(pattern, symbol);
-}
-
-/* Versioned references (fopen@GLIBC_2.2.5) name the same function. */
-static void base_name(const char *symbol, char *out, size_t size)
-{
-    snprintf(out, size, "%s", symbol);
-    out[strcspn(out, "@")] = '\0';
-}
-
-const char *gr_forbidden_symbol(const gr_lab_rubric *lab, const char *symbol)
-{
-    char name[512];
-    base_name(symbol, name, sizeof name);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (pattern_matches(table[i].pattern, name))
-            return table[i].why;
-    for (int i = 0; lab && i < lab->nforbid; i++)
-        if (gr_symbol_matches(lab->forbid[i], name))
-            return "reserved for the kit (serial reference, data loading, solutions): the "
-                   "rubric forbids it in student code";
-    return NULL;
-}
-
 /* ---- kit information ----------------------------------------------------------------- */
 
 static void add_dir(gr_kit *kit, const char *dir)
@@ -204,7 +123,7 @@ void gr_kit_free(gr_kit *kit)
     memset(kit, 0, sizeof *kit);
 }
 
-void gr_build_limits(const gr_lab_rubric *lab, int drop, gr_limits *lim)
+void gr_build_limits(const gr_kit *kit, const gr_lab_rubric *lab, gr_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->wall_s = lab->limit_build;
@@ -213,7 +132,8 @@ void gr_build_limits(const gr_lab_rubric *lab, int drop, gr_limits *lim)
     lim->output_bytes = 8LL << 20;
     lim->as_bytes = 16LL << 30;
     lim->nproc = 512;
-    lim->drop = drop;
+    lim->drop = kit->drop;
+    lim->jail = kit->jail;
 }
 
 /* ---- files ----------------------------------------------------------------------------- */
@@ -390,10 +310,11 @@ static int run_tool(const gr_kit *kit, const gr_lab_rubric *lab, const char *con
                     const char *work, const char *log, gr_outcome *o, lk_error *err)
 {
     gr_limits lim;
-    gr_build_limits(lab, kit->drop, &lim);
+    gr_build_limits(kit, lab, &lim);
     char *tmp = gr_strf("TMPDIR=%s/tmp", work);
     const char *env[] = {tmp, NULL};
-    gr_cmd cmd = {argv, work, log, NULL, NULL, 0, env};
+    const char *writable[] = {work, NULL};
+    gr_cmd cmd = {argv, work, log, NULL, NULL, 0, env, writable, NULL};
     int rc = gr_sandbox_run(&cmd, &lim, o, err);
     free(tmp);
     return rc;
@@ -517,7 +438,7 @@ int gr_refresh_lib(const gr_kit *kit, lk_error *err)
     const char *argv[] = {"make", "-s", "--no-print-directory", "-C", kit->top, "lib", NULL};
     gr_limits lim = {.wall_s = 1800, .output_bytes = 8LL << 20};
     char *log = gr_strf("%s/lib-refresh.log", kit->log_dir ? kit->log_dir : "/tmp");
-    gr_cmd cmd = {argv, kit->top, log, NULL, NULL, 0, NULL};
+    gr_cmd cmd = {argv, kit->top, log, NULL, NULL, 0, NULL, NULL, NULL};
     gr_outcome o;
     int rc = gr_sandbox_run(&cmd, &lim, &o, err);
     if (rc == 0 && !gr_outcome_ok(&o)) {
@@ -589,6 +510,38 @@ int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, cons
     free(log);
     free(a_arch);
     return rc;
+}
+
+/* ---- the source ------------------------------------------------------------------------ */
+
+int gr_check_source(const gr_lab_rubric *lab, const char *src_dir, gr_lab_result *r,
+                    lk_error *err)
+{
+    if (lab->nforbid_source == 0)
+        return 1;
+    for (int f = 0; f < lab->nfiles; f++) {
+        char *path = gr_strf("%s/%s", src_dir, lab->files[f].name);
+        char *text = gr_read_file(path, 2 * GR_MAX_STUDENT_FILE, NULL, err);
+        free(path);
+        if (!text)
+            return -1;
+        char name[GR_NAME_MAX];
+        int line = 0, hit = gr_forbidden_identifier(lab, text, name, sizeof name, &line);
+        free(text);
+        if (hit) {
+            char *why = gr_strf("%s:%d: uses %s: this lab asks you to write that computation "
+                                "yourself (porting it is the lesson), not to call the kit's "
+                                "version: replace the call by your own code",
+                                lab->files[f].name, line, name);
+            gr_lab_add(r, "source", "lab-specific rules", GR_FAIL, why, NULL);
+            gr_lab_outcome(r, GR_OUT_REJECTED, "rejected: %s", why);
+            free(why);
+            return 0;
+        }
+    }
+    gr_lab_add(r, "source", "lab-specific rules", GR_PASS,
+               "none of the kit functions this lab asks you to write yourself", NULL);
+    return 1;
 }
 
 /* ---- symbols ------------------------------------------------------------------------------ */
@@ -667,10 +620,11 @@ int gr_check_symbols(const gr_kit *kit, const gr_lab_rubric *lab, const char *wo
         const char *nm_argv[] = {"nm", "-P", obj, NULL};
         const char *od_argv[] = {"objdump", "-d", "--no-show-raw-insn", obj, NULL};
         gr_limits lim;
-        gr_build_limits(lab, kit->drop, &lim);
+        gr_build_limits(kit, lab, &lim);
         lim.output_bytes = 256LL << 20;
-        gr_cmd nm_cmd = {nm_argv, work, nm_out, NULL, NULL, 0, NULL};
-        gr_cmd od_cmd = {od_argv, work, od_out, NULL, NULL, 0, NULL};
+        const char *readable[] = {work, NULL};
+        gr_cmd nm_cmd = {nm_argv, work, nm_out, NULL, NULL, 0, NULL, NULL, readable};
+        gr_cmd od_cmd = {od_argv, work, od_out, NULL, NULL, 0, NULL, NULL, readable};
         gr_outcome o1, o2;
         if (!gr_exists(obj)) {
             rc = lk_fail(err, "%s: the build made no such object: does labs/lab.mk still name "
@@ -699,7 +653,7 @@ int gr_check_symbols(const gr_kit *kit, const gr_lab_rubric *lab, const char *wo
                     why = bad_definition(kit, lab, name);
                 if (why) {
                     char base[1024];
-                    base_name(name, base, sizeof base);
+                    gr_symbol_base(name, base, sizeof base);
                     gr_buf_printf(&bad, "%s %s in %s: %s\n", base,
                                   type[0] == 'U' ? "used" : "defined", lab->files[f].name, why);
                     if (nbad < 4)

@@ -8,6 +8,7 @@
 #define GRADER_BUILD_H
 
 #include "labkit/error.h"
+#include "policy.h"
 #include "result.h"
 #include "rubric.h"
 #include "sandbox.h"
@@ -26,6 +27,7 @@ typedef struct gr_kit {
     char *lib;            /**< The kit library (liblabkit.a). */
     char *cuda_arch;      /**< CUDA_ARCH passed to every build, or NULL for lab.mk's choice. */
     int drop;             /**< Untrusted commands run as nobody when the grader is root. */
+    const gr_jail *jail;  /**< The sandbox of builds and checks (set by the caller). */
     char *log_dir;        /**< Where the grader's own build logs go (set by the caller). */
 } gr_kit;
 
@@ -80,15 +82,17 @@ int gr_check_symbols(const gr_kit *kit, const gr_lab_rubric *lab, const char *wo
                      gr_lab_result *r, lk_error *err);
 
 /**
- * Why @p symbol may not appear in a student object (defined or used), or NULL when it may.
- * @p lab adds its forbid-symbol patterns (may be NULL).
+ * The rubric's `forbid-source` identifiers in the copied student files (@p src_dir): 1 none,
+ * 0 one is used (a `rejected` check saying the lab asks for that code to be written), -1
+ * grader error.
  */
-const char *gr_forbidden_symbol(const gr_lab_rubric *lab, const char *symbol);
+int gr_check_source(const gr_lab_rubric *lab, const char *src_dir, gr_lab_result *r,
+                    lk_error *err);
 
 /** Lines of a build log that report errors (at most @p max), work paths shortened. */
 char *gr_first_errors(const char *log, const char *src_dir, int max);
 
 /** Limits of builds and static checks. */
-void gr_build_limits(const gr_lab_rubric *lab, int drop, gr_limits *lim);
+void gr_build_limits(const gr_kit *kit, const gr_lab_rubric *lab, gr_limits *lim);
 
 #endif

@@ -160,8 +160,21 @@ void gr_env_probe(const char *kit, int want_gpu, int drop, gr_env *env)
     first_line_of(cmd, env->kit_version, sizeof env->kit_version, NULL);
     free(cmd);
     free(q);
+    if (!env->kit_version[0]) {
+        /* A student distribution is no git checkout: make-handout.sh writes KIT_VERSION. */
+        char *path = gr_strf("%s/KIT_VERSION", kit);
+        lk_error ignored;
+        char *text = gr_read_file(path, 4096, NULL, &ignored);
+        if (text) {
+            text[strcspn(text, "\r\n")] = '\0';
+            set_text(env->kit_version, sizeof env->kit_version, text);
+        }
+        free(text);
+        free(path);
+    }
     if (!env->kit_version[0])
-        snprintf(env->kit_version, sizeof env->kit_version, "unknown (not a git checkout)");
+        snprintf(env->kit_version, sizeof env->kit_version,
+                 "unknown (not a git checkout, no KIT_VERSION)");
     if (want_gpu)
         probe_gpu(drop, env);
     else
@@ -198,6 +211,11 @@ char *gr_rubric_lab_text(const gr_lab_rubric *lab)
                   lab->limit_run, lab->limit_perf);
     for (int i = 0; i < lab->nforbid; i++)
         gr_buf_printf(&b, "forbid-symbol %s\n", lab->forbid[i]);
+    for (int i = 0; i < lab->nforbid_source; i++)
+        gr_buf_printf(&b, "forbid-source %s\n", lab->forbid_source[i]);
+    if (lab->plausible_bytes > 0)
+        gr_buf_printf(&b, "plausible bytes-per-cell-step %.17g margin %.17g factor %.17g\n",
+                      lab->plausible_bytes, lab->plausible_margin, lab->plausible_factor);
     return gr_buf_take(&b);
 }
 

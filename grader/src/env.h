@@ -21,7 +21,9 @@ typedef struct gr_env {
     char gpu[512];         /**< Device description (name, sm, memory, driver, runtime). */
     char gpu_reason[512];  /**< Why there is no usable GPU (when gpu_ok is 0). */
     char cuda[128];        /**< CUDA toolkit used for builds (nvcc's release line). */
-    char kit_version[128]; /**< `git describe` of the kit, or "unknown (not a git checkout)". */
+    char kit_version[128]; /**< `git describe` of the kit, else its KIT_VERSION file's line. */
+    int unsandboxed;       /**< 1: student code ran without the jail (--unsandboxed). */
+    char isolation[256];   /**< How student code was isolated, in words. */
 } gr_env;
 
 /**

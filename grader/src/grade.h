@@ -34,6 +34,8 @@ typedef struct gr_lab_ctx {
     char *baseline_error;     /**< Why timing it failed. */
     char *sol_bin;            /**< The solution's output on the performance dataset. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
+    double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
+                                   0: it reports none). */
 } gr_lab_ctx;
 
 /** A grading session. */
@@ -52,7 +54,10 @@ typedef struct gr_session {
     int self;              /**< Grading the kit's own student files. */
     int force;             /**< Re-grade even unchanged results. */
     int drop;              /**< Untrusted commands run as nobody when root. */
+    int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
     char *gpu_lock;        /**< Machine-wide GPU lock file. */
+    gr_jail jail;          /**< What student builds and runs see (no namespaces when
+                                --unsandboxed). */
     unsigned fd_state;     /**< Picks result descriptor numbers. */
     lk_manifest manifest;  /**< Datasets of the kit. */
 } gr_session;

@@ -35,7 +35,7 @@ typedef struct options {
     const char *kit, *submissions, *out, *rubric, *lib, *gpu_lock, *cuda_arch;
     const char *only, *assume_gpu;
     unsigned long long seed;
-    int seed_given, force, junit, gradescope, no_gpu, quiet;
+    int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
 } options;
 
 static void usage(FILE *f)
@@ -60,6 +60,10 @@ static void usage(FILE *f)
           "  --gpu-lock FILE         lock serialising GPU work across graders\n"
           "                          (default: /tmp/labkit-grader-gpu.lock)\n"
           "  --cuda-arch ARCH        CUDA_ARCH for every build (default: lab.mk's choice)\n"
+          "  --accept-implausible    score timings the rubric's `plausible` rules flag\n"
+          "                          (after an instructor reviewed them)\n"
+          "  --unsandboxed           run student code without the bubblewrap sandbox (where\n"
+          "                          user namespaces are off); every report says so\n"
           "  -q, --quiet             print only the final table\n"
           "  -h, --help              this text\n"
           "Exit status: 0 everything graded, 1 grader error or interrupted, 2 bad usage,\n"
@@ -69,7 +73,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_FORCE, O_JUNIT, O_GS,
-           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME };
+           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -79,6 +83,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"no-gpu", no_argument, 0, O_NOGPU},          {"gpu-lock", required_argument, 0, O_LOCK},
         {"cuda-arch", required_argument, 0, O_ARCH},  {"quiet", no_argument, 0, 'q'},
         {"assume-gpu", required_argument, 0, O_ASSUME},
+        {"unsandboxed", no_argument, 0, O_UNSANDBOXED},
+        {"accept-implausible", no_argument, 0, O_ACCEPT},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -108,6 +114,8 @@ static int parse_args(int argc, char **argv, options *o)
         case O_LOCK: o->gpu_lock = optarg; break;
         case O_ARCH: o->cuda_arch = optarg[0] ? optarg : NULL; break;
         case O_ASSUME: o->assume_gpu = optarg; break;
+        case O_UNSANDBOXED: o->unsandboxed = 1; break;
+        case O_ACCEPT: o->accept_implausible = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':':
@@ -404,6 +412,80 @@ static int check_kit_readable(const gr_session *s, const char *lib, lk_error *er
     return rc;
 }
 
+/* The jail of student builds and runs: the kit parts a lab needs, read-only (never
+   solutions/, the grader's files, the report folder), then a trial run of `true` in it, as
+   the user that runs student code, in the work folder. */
+static int setup_jail(gr_session *s, const char *lib, int unsandboxed, const char *workdir,
+                      lk_error *err)
+{
+    uid_t uid;
+    gid_t gid;
+    gr_limits lim = {.wall_s = 30, .drop = s->drop, .jail = &s->jail};
+    gr_sandbox_ids(&lim, &uid, &gid);
+    const char *as = uid == getuid() ? "as the grader's own user" : "as nobody (uid 65534)";
+    if (unsandboxed) {
+        gr_jail_none(&s->jail);
+        s->env.unsandboxed = 1;
+        snprintf(s->env.isolation, sizeof s->env.isolation,
+                 "none: graded with --unsandboxed, student code ran %s without namespaces "
+                 "and could read and write whatever that user can", as);
+        printf("labkit-grade: WARNING: --unsandboxed: student code runs %s without the "
+               "sandbox\n", as);
+    } else {
+        if (gr_jail_init(&s->jail, GR_CUDA_HOME, err) != 0)
+            return -1;
+        static const char *const parts[] = {"common", "labs", "datasets", "grader/deps.mk"};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            char *p = gr_strf("%s/%s", s->kit, parts[i]);
+            gr_jail_show(&s->jail, p);
+            free(p);
+        }
+        gr_jail_show(&s->jail, lib);
+        /* An instructor's labs/NN/build may hold a compiled solution. */
+        char **names;
+        int n;
+        kit_labs(s->kit, &names, &n);
+        for (int i = 0; i < n; i++) {
+            char *b = gr_strf("%s/labs/%s/build", s->kit, names[i]);
+            gr_jail_hide(&s->jail, b);
+            free(b);
+            free(names[i]);
+        }
+        free(names);
+        snprintf(s->env.isolation, sizeof s->env.isolation,
+                 "bubblewrap sandbox (own user, pid, network, IPC namespaces; seccomp filter; "
+                 "toolkit and kit read-only, only its own folder writable), %s", as);
+    }
+    s->kitinfo.jail = &s->jail;
+    /* First without the jail: can that user enter the work folder at all? Then in it. */
+    char *errs = gr_strf("%s/sandbox-probe.err", workdir);
+    const char *argv_true[] = {"true", NULL};
+    const char *writable[] = {workdir, NULL};
+    gr_cmd cmd = {argv_true, workdir, NULL, errs, NULL, 0, NULL, writable, NULL};
+    gr_outcome oc;
+    lim.jail = NULL;
+    int rc = gr_sandbox_run(&cmd, &lim, &oc, err);
+    if (rc == 0 && !gr_outcome_ok(&oc))
+        rc = lk_fail(err, "%s: %s: student code runs %s and must be able to enter it: choose "
+                          "an --out folder that every user can traverse (e.g. under /tmp)",
+                     workdir, oc.reason, as);
+    lim.jail = &s->jail;
+    if (rc == 0 && s->jail.bwrap && (rc = gr_sandbox_run(&cmd, &lim, &oc, err)) == 0 &&
+        !gr_outcome_ok(&oc)) {
+        lk_error ignored;
+        char *said = gr_read_file(errs, 4096, NULL, &ignored);
+        if (said)
+            said[strcspn(said, "\n")] = '\0';
+        char *why = gr_jail_refusal(said && said[0] ? said : oc.reason);
+        rc = lk_fail(err, "%s", why);
+        free(why);
+        free(said);
+    }
+    unlink(errs);
+    free(errs);
+    return rc;
+}
+
 typedef struct writer_ctx {
     const gr_report_ctx *rc;
     const gr_student *st;
@@ -546,6 +628,7 @@ int main(int argc, char **argv)
     char *lib = o.lib ? gr_xstrdup(o.lib) : gr_strf("%s/build/common/liblabkit.a", s.kit);
     s.manifest_path = gr_strf("%s/datasets/MANIFEST", s.kit);
     s.force = o.force;
+    s.accept_implausible = o.accept_implausible;
     s.drop = 1;
     s.gpu_lock = gr_xstrdup(o.gpu_lock);
     s.seed = o.seed_given ? o.seed : random_u64();
@@ -595,18 +678,9 @@ int main(int argc, char **argv)
     }
     chmod(workdir, 0755);
     s.kitinfo.log_dir = gr_xstrdup(workdir);
-    {
-        const char *argv_true[] = {"true", NULL};
-        gr_cmd cmd = {argv_true, workdir, NULL, NULL, NULL, 0, NULL};
-        gr_limits lim = {.wall_s = 30, .drop = s.drop};
-        gr_outcome oc;
-        if (gr_sandbox_run(&cmd, &lim, &oc, &err) != 0 || !gr_outcome_ok(&oc)) {
-            fprintf(stderr, "labkit-grade: %s: %s: student code runs as nobody (uid %d) and "
-                            "must be able to enter it: choose an --out folder that every user "
-                            "can traverse (e.g. under /tmp)\n", workdir,
-                    err.msg[0] ? err.msg : oc.reason, GR_UNPRIVILEGED_ID);
-            return EXIT_ERROR;
-        }
+    if (setup_jail(&s, lib, o.unsandboxed, workdir, &err) != 0) {
+        fprintf(stderr, "labkit-grade: %s\n", err.msg);
+        return EXIT_ERROR;
     }
     free(workdir);
 
@@ -737,6 +811,7 @@ int main(int argc, char **argv)
     free(s.labs);
     free(s.graded);
     gr_kit_free(&s.kitinfo);
+    gr_jail_free(&s.jail);
     gr_rubric_free(&s.rubric);
     lk_manifest_free(&s.manifest);
     free(s.kit);

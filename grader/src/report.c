@@ -135,6 +135,16 @@ static void score_text(char *buf, size_t size, const gr_lab_result *r)
         snprintf(buf, size, "- / %g", r->max);
 }
 
+/* Grading without the sandbox is the instructor's explicit choice: every report says so. */
+static void unsandboxed_note(FILE *f, const gr_report_ctx *c)
+{
+    if (c->env->unsandboxed) {
+        fputs("> **UNSANDBOXED**: ", f);
+        md_cell(f, c->env->isolation);
+        fputs(".\n\n", f);
+    }
+}
+
 static void md_environment(FILE *f, const gr_report_ctx *c)
 {
     const gr_env *e = c->env;
@@ -149,6 +159,8 @@ static void md_environment(FILE *f, const gr_report_ctx *c)
     md_cell(f, e->kit_version);
     fprintf(f, "\n- grader: labkit-grade %s, run by ", GR_GRADER_VERSION);
     md_cell(f, e->user);
+    fprintf(f, "\n- isolation of student code: ");
+    md_cell(f, e->isolation);
     fprintf(f, "\n- hidden-dataset seed of this session: %s\n- submissions: ", c->seed);
     md_cell(f, c->submissions);
     fprintf(f, "\n- rubric: ");
@@ -215,6 +227,7 @@ int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
         fputs(")\n\n", f);
     }
     free(status);
+    unsandboxed_note(f, c);
     if (c->gpu_note) {
         fputs("> GPU stages were not run: ", f);
         md_cell(f, c->gpu_note);
@@ -239,8 +252,13 @@ int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
         score_text(score, sizeof score, r);
         fprintf(f, "\n## %s: %s, %s\n\n", r->lab, r->outcome, score);
         md_cell(f, r->summary);
-        fprintf(f, "\n\nCorrectness %.2f, performance %.2f. Graded %s%s", r->correctness,
-                r->performance, r->graded_at, r->reused ? " (reused: unchanged since)" : "");
+        /* An undecided lab has no points yet: its section says so, as its table row does. */
+        if (r->decided)
+            fprintf(f, "\n\nCorrectness %.2f, performance %.2f.", r->correctness,
+                    r->performance);
+        else
+            fputs("\n\nCorrectness -, performance - (not final).", f);
+        fprintf(f, " Graded %s%s", r->graded_at, r->reused ? " (reused: unchanged since)" : "");
         if (r->seed && r->seed[0])
             fprintf(f, "; hidden datasets seeded with %s", r->seed);
         fputs(".\n\n| stage | check | result | reason | seconds |\n|---|---|---|---|---|\n", f);
@@ -297,6 +315,8 @@ static void json_env(FILE *f, const gr_report_ctx *c)
     lk_json_string(f, GR_GRADER_VERSION);
     fputs(",\"user\":", f);
     lk_json_string(f, e->user);
+    fprintf(f, ",\"unsandboxed\":%s,\"isolation\":", e->unsandboxed ? "true" : "false");
+    lk_json_string(f, e->isolation);
     fputs(",\"seed\":", f);
     lk_json_string(f, c->seed);
     fputs(",\"submissions\":", f);
@@ -342,6 +362,7 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
             c->env->date);
     md_cell(f, c->env->gpu_ok ? c->env->gpu : c->env->gpu_reason);
     fprintf(f, ". Hidden-dataset seed: %s.\n\n", c->seed);
+    unsandboxed_note(f, c);
     if (c->gpu_note) {
         fputs("> GPU stages were not run: ", f);
         md_cell(f, c->gpu_note);

@@ -179,6 +179,9 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
                 p->have_solution ? "true" : "false");
         write_spread(f, "ratio_to_solution", &p->score.ratio);
         write_spread(f, "speedup_vs_serial", &p->score.speedup);
+        fprintf(f, ",\"implausible\":%s", p->implausible ? "true" : "false");
+        key_number(f, "plausible_bound_ms", p->bound_ms);
+        key_number(f, "copy_GBps", p->copy_GBps);
         fputs(",\"baseline\":", f);
         lk_json_string(f, p->baseline);
         if (p->baseline) {
@@ -269,6 +272,9 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
         perf->extrapolated = is_true(p, "serial_extrapolated");
         read_spread(p, "ratio_to_solution", &perf->score.ratio);
         read_spread(p, "speedup_vs_serial", &perf->score.speedup);
+        perf->implausible = is_true(p, "implausible");
+        perf->bound_ms = gr_json_num(p, "plausible_bound_ms", 0);
+        perf->copy_GBps = gr_json_num(p, "copy_GBps", 0);
         perf->baseline = dup_or_null(gr_json_str(p, "baseline"));
         if (perf->baseline) {
             perf->baseline_ms = gr_json_num(p, "baseline_ms", 0);

@@ -17,6 +17,8 @@
 #define GR_FAIL "fail"
 #define GR_NOT_RUN "not-run"
 #define GR_INCONCLUSIVE "inconclusive"
+/** A timing faster than physics or the rubric's factor allows: no points until reviewed. */
+#define GR_IMPLAUSIBLE "implausible"
 
 /** Lab outcomes (gr_lab_result.outcome). */
 #define GR_OUT_MISSING "missing"          /**< A student file was not found. */
@@ -56,6 +58,9 @@ typedef struct gr_perf {
     int baseline_extrapolated; /**< 1 when baseline_ms was scaled up from baseline_steps. */
     gr_perf_score score; /**< Ratios, spreads, points, verdict. */
     int have_solution;   /**< 0 when the kit has no solution to compare with. */
+    int implausible;     /**< 1 when the timing broke the rubric's `plausible` rules. */
+    double bound_ms;     /**< The physical bound for @ref steps steps (0: none measured). */
+    double copy_GBps;    /**< The device's copy bandwidth the bound was computed from. */
 } gr_perf;
 
 /** Result of one lab of one student. */

@@ -12,17 +12,19 @@
 
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
-       K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_COUNT };
+       K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_FORBID_SOURCE,
+       K_PLAUSIBLE, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
     "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
-    "forbid-symbol"};
+    "forbid-symbol", "forbid-source", "plausible"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
 {
-    return k == K_FILE || k == K_ENTRY || k == K_PUBLIC || k == K_HIDDEN || k == K_FORBID;
+    return k == K_FILE || k == K_ENTRY || k == K_PUBLIC || k == K_HIDDEN || k == K_FORBID ||
+           k == K_FORBID_SOURCE;
 }
 
 /* How to write each key, for messages. */
@@ -42,7 +44,10 @@ static const char *const key_usage[K_COUNT] = {
     "rounds N [extra M] (e.g. rounds 3 extra 4)",
     "repeat N (e.g. repeat 5)",
     "time-limit [build S] [run S] [performance S] (seconds)",
-    "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)"};
+    "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)",
+    "forbid-source IDENTIFIER... (e.g. forbid-source lk_sciddicat_flows_cell)",
+    "plausible bytes-per-cell-step B margin M factor F (e.g. plausible bytes-per-cell-step 24 "
+    "margin 2 factor 3)"};
 
 typedef struct ctx {
     const char *path;
@@ -385,6 +390,41 @@ static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
             lab->nforbid++;
         }
         return 0;
+    case K_FORBID_SOURCE:
+        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+            return -1;
+        for (int i = 1; i < ntok; i++) {
+            if (!is_word(tok[i], "_") || (tok[i][0] >= '0' && tok[i][0] <= '9'))
+                return bad(c, "forbid-source: '%s' is not a C identifier: write %s", tok[i],
+                           key_usage[k]);
+            if (lab->nforbid_source == (int)(sizeof lab->forbid_source /
+                                             sizeof lab->forbid_source[0]))
+                return bad(c, "forbid-source: more than %zu identifiers in one lab",
+                           sizeof lab->forbid_source / sizeof lab->forbid_source[0]);
+            if (copy_name(c, "forbid-source", tok[i], lab->forbid_source[lab->nforbid_source],
+                          GR_NAME_MAX) != 0)
+                return -1;
+            lab->nforbid_source++;
+        }
+        return 0;
+    case K_PLAUSIBLE: {
+        static const char *const words[] = {"bytes-per-cell-step", "margin", "factor"};
+        double v[3] = {0, 0, 0};
+        int seen[3] = {0, 0, 0};
+        if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 0, 1e9) != 0)
+            return -1;
+        for (int i = 0; i < 3; i++)
+            if (!seen[i] || !(v[i] > 0))
+                return bad(c, "plausible: '%s' %s: write %s", words[i],
+                           seen[i] ? "must be positive" : "is missing", key_usage[k]);
+        if (v[1] < 1 || v[2] < 1)
+            return bad(c, "plausible: margin and factor are at least 1 (a bound divided by "
+                          "less than 1 would flag honest runs): write %s", key_usage[k]);
+        lab->plausible_bytes = v[0];
+        lab->plausible_margin = v[1];
+        lab->plausible_factor = v[2];
+        return 0;
+    }
     }
     return bad(c, "internal error: key %d has no parser", k);
 }

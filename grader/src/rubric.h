@@ -73,6 +73,13 @@ typedef struct gr_lab_rubric {
     double limit_perf;        /**< Seconds for a performance run. */
     char forbid[32][GR_NAME_MAX]; /**< Extra forbidden symbols ("name" or "prefix*"). */
     int nforbid;              /**< Their number. */
+    char forbid_source[32][GR_NAME_MAX]; /**< Identifiers the student's source may not
+                                   name: what the lab asks students to write themselves. */
+    int nforbid_source;       /**< Their number. */
+    double plausible_bytes;   /**< Bytes a step must move per cell (0: no physical bound). */
+    double plausible_margin;  /**< A run faster than the bound divided by this is implausible. */
+    double plausible_factor;  /**< A run more than this many times the solution's speed is
+                                   implausible (0: no such rule). */
 } gr_lab_rubric;
 
 /** A parsed rubric. */

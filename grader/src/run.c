@@ -24,7 +24,8 @@ static int pick_fd(gr_session *s)
     return 10 + (int)((s->fd_state >> 16) % 190);
 }
 
-static void run_limits(double wall, long long bin_bytes, int drop, gr_limits *lim)
+static void run_limits(const gr_session *s, double wall, long long bin_bytes, int drop,
+                       gr_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->wall_s = wall;
@@ -34,6 +35,7 @@ static void run_limits(double wall, long long bin_bytes, int drop, gr_limits *li
     lim->output_bytes = 1LL << 20;
     lim->nproc = 64;
     lim->drop = drop;
+    lim->jail = &s->jail;
 }
 
 typedef struct driver_run {
@@ -104,9 +106,16 @@ static int run_driver(gr_session *s, const char *driver, const char *cwd, const 
     dr->err_path = gr_strf("%s/%s.err", cwd, tag);
     char *res_path = gr_strf("%s/%s.result", cwd, tag);
     gr_limits lim;
-    run_limits(wall, bin_bytes, drop, &lim);
-    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, res_path, fd, NULL};
+    run_limits(s, wall, bin_bytes, drop, &lim);
+    /* The driver sees its own build folder (WORK/build/labNN: WORK read-only) and writes in
+       its run folder only. */
+    char *home = gr_xstrdup(driver);
+    for (int up = 0; up < 2 && strrchr(home, '/'); up++)
+        *strrchr(home, '/') = '\0';
+    const char *readable[] = {home, NULL}, *writable[] = {cwd, NULL};
+    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, res_path, fd, NULL, writable, readable};
     int rc = gr_sandbox_run(&cmd, &lim, &dr->o, err);
+    free(home);
     if (rc == 0)
         dr->res = read_result(res_path, dr->why, sizeof dr->why);
     free(res_path);
@@ -598,7 +607,8 @@ static int time_baseline(gr_session *s, gr_lab_ctx *lc, const char *refdrv, lk_e
    (@p reason, @p detail; *timed_out when it was killed at the time limit), -1 grader error. */
 static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, const char *dir,
                      const char *tag, const char *bin, const char *src_prefix, double *ms,
-                     int *timed_out, char *reason, size_t size, gr_buf *detail, lk_error *err)
+                     double *copy_GBps, int *timed_out, char *reason, size_t size,
+                     gr_buf *detail, lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     const char *flag;
@@ -619,6 +629,8 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
         rc = 0;
     } else {
         *ms = gr_json_num(gr_json_get(dr.res, "gpu"), "ms_median", -1);
+        if (copy_GBps)
+            *copy_GBps = gr_json_num(gr_json_get(dr.res, "gpu"), "copy_GBps", 0);
         if (!(*ms > 0)) {
             snprintf(reason, size, "the result line has no positive gpu.ms_median");
             rc = 0;
@@ -626,6 +638,49 @@ static int timed_run(gr_session *s, const gr_lab_ctx *lc, const char *driver, co
     }
     driver_run_free(&dr);
     return rc;
+}
+
+/* The rubric's `plausible` rules: a per-step time below the bytes a step must move at the
+   copy bandwidth the trusted driver measured in this session (divided by the margin), or a
+   speed more than `factor` times the solution's, is not scored until an instructor accepts
+   it (--accept-implausible): replayed or unfinished work looks exactly like this. */
+static void judge_plausibility(const gr_session *s, const gr_lab_ctx *lc, gr_perf *p)
+{
+    const gr_lab_rubric *lab = lc->rub;
+    gr_buf why = {0};
+    p->copy_GBps = lc->copy_GBps;
+    if (lab->plausible_bytes > 0 && lc->copy_GBps > 0 && lc->perf_rows > 0) {
+        double bytes = (double)lc->perf_rows * lc->perf_cols * lab->plausible_bytes * p->steps;
+        p->bound_ms = bytes / (lc->copy_GBps * 1e9) * 1e3;
+        double student = 0; /* the fastest round: one impossible run is enough */
+        for (int i = 0; i < p->rounds; i++)
+            student = i == 0 || p->student_ms[i] < student ? p->student_ms[i] : student;
+        if (student < p->bound_ms / lab->plausible_margin)
+            gr_buf_printf(&why, "%.3f ms for %d steps is below the physical bound %.3f ms (%g "
+                          "bytes per cell and step at the measured %.3g GB/s) divided by the "
+                          "margin %g", student, p->steps, p->bound_ms, lab->plausible_bytes,
+                          lc->copy_GBps, lab->plausible_margin);
+    }
+    if (lab->plausible_factor > 0 && p->have_solution &&
+        p->score.ratio.median > lab->plausible_factor)
+        gr_buf_printf(&why, "%s%.2fx the solution's speed is more than the rubric's factor %g",
+                      why.len ? "; " : "", p->score.ratio.median, lab->plausible_factor);
+    if (why.len) {
+        p->implausible = 1;
+        char *reason;
+        if (s->accept_implausible) {
+            reason = gr_strf("implausible, accepted (--accept-implausible): %s; %s",
+                             gr_buf_str(&why), p->score.reason);
+        } else {
+            reason = gr_strf("implausible: review: %s: no performance points until an "
+                             "instructor accepts it (--accept-implausible)", gr_buf_str(&why));
+            p->score.points = 0;
+        }
+        snprintf(p->score.reason, sizeof p->score.reason, "%.*s",
+                 (int)sizeof p->score.reason - 1, reason);
+        free(reason);
+    }
+    gr_buf_free(&why);
 }
 
 /* Why a student run killed at the performance time limit gets no performance points. */
@@ -681,7 +736,8 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
         snprintf(tag, sizeof tag, "perf-student-%d", i);
         int timed_out = 0;
         int ok = timed_run(s, lc, driver, dir, tag, i == 0 ? stu_bin : NULL, src_prefix,
-                           &p->student_ms[i], &timed_out, reason, sizeof reason, &detail, err);
+                           &p->student_ms[i], NULL, &timed_out, reason, sizeof reason, &detail,
+                           err);
         if (ok < 0) {
             rc = -1;
             break;
@@ -720,9 +776,13 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
             const char *sol_bin = lc->sol_bin ? NULL : "solution.bin";
             char *sol_path = sol_bin ? gr_strf("%s/%s", soldir, sol_bin) : NULL;
             int sol_timed_out;
+            double gbps = 0;
             ok = timed_run(s, lc, lc->ref_driver, soldir, tag, sol_path, NULL,
-                           &p->solution_ms[i], &sol_timed_out, sreason, sizeof sreason,
+                           &p->solution_ms[i], &gbps, &sol_timed_out, sreason, sizeof sreason,
                            &sdetail, err);
+            /* The trusted driver's measure of the device, the yardstick of the bound. */
+            if (gbps > lc->copy_GBps)
+                lc->copy_GBps = gbps;
             if (ok == 1 && sol_path)
                 lc->sol_bin = gr_xstrdup(sol_path);
             free(sol_path);
@@ -774,6 +834,7 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
     }
     if (rc == 0 && !failed && !*problem) {
         p->measured = 1;
+        judge_plausibility(s, lc, p);
         t0 = 0;
         for (int i = 0; i < p->rounds; i++)
             t0 += p->student_ms[i];
@@ -791,7 +852,8 @@ static int performance(gr_session *s, gr_lab_ctx *lc, const char *work, const ch
         if (!p->have_solution)
             gr_buf_printf(&line, " (no solution to compare with)");
         gr_check *c = gr_lab_add(r, "performance", name,
-                                 p->score.inconclusive ? GR_INCONCLUSIVE : GR_PASS,
+                                 p->implausible ? GR_IMPLAUSIBLE
+                                 : p->score.inconclusive ? GR_INCONCLUSIVE : GR_PASS,
                                  gr_buf_str(&line), p->score.reason);
         c->seconds = t0 / 1e3;
         gr_buf_free(&line);

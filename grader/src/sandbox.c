@@ -172,12 +172,30 @@ static void set_limit(int resource, rlim_t soft, rlim_t hard)
     setrlimit(resource, &rl);
 }
 
+static int jailed(const gr_limits *lim)
+{
+    return lim->jail && lim->jail->bwrap;
+}
+
 static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog, char **env,
-                      int in, int out, int errfd, int res, int pipe_fd, pid_t parent, long nproc)
+                      int in, int out, int errfd, int res, int pipe_fd, pid_t parent, long nproc,
+                      int info_fd)
 {
     setpgid(0, 0);
-    if (pipe_fd == cmd->result_fd && res >= 0)
-        pipe_fd = fcntl(pipe_fd, F_DUPFD_CLOEXEC, cmd->result_fd + 1);
+    /* bwrap reads the seccomp filter from a descriptor: a description of its own (offset
+       0), opened before the result descriptor takes its number. */
+    int filter = -1;
+    if (jailed(lim) && lim->jail->seccomp_fd >= 0) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", lim->jail->seccomp_fd);
+        if ((filter = open(self, O_RDONLY | O_CLOEXEC)) < 0)
+            child_fail(pipe_fd, 3);
+    }
+    /* The result descriptor's number is chosen at random: move what sits there out of its way. */
+    int *mine[] = {&pipe_fd, &info_fd, &filter};
+    for (size_t i = 0; res >= 0 && i < sizeof mine / sizeof mine[0]; i++)
+        if (*mine[i] >= 0 && *mine[i] == cmd->result_fd)
+            *mine[i] = fcntl(*mine[i], F_DUPFD_CLOEXEC, cmd->result_fd + 1);
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
         child_fail(pipe_fd, 3);
     if (res >= 0) {
@@ -223,7 +241,16 @@ static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog,
 
     if (cmd->cwd && chdir(cmd->cwd) != 0)
         child_fail(pipe_fd, 0);
-    execve(prog, (char *const *)cmd->argv, env);
+    if (!jailed(lim)) {
+        execve(prog, (char *const *)cmd->argv, env);
+        child_fail(pipe_fd, 1);
+    }
+    if ((info_fd >= 0 && fcntl(info_fd, F_SETFD, 0) != 0) ||
+        (filter >= 0 && fcntl(filter, F_SETFD, 0) != 0))
+        child_fail(pipe_fd, 3);
+    char **argv = gr_jail_argv(lim->jail, prog, cmd->argv + 1, cmd->cwd, cmd->writable,
+                               cmd->readable, filter, info_fd);
+    execve(lim->jail->bwrap, argv, env);
     child_fail(pipe_fd, 1);
 }
 
@@ -245,6 +272,26 @@ static void kill_group(pid_t pgid)
 
 /* Kill what is left of the group and reap it: as a subreaper the grader inherits the
    group's orphans, so waiting on the group id collects every one of them. */
+/* A jailed command's init runs in a session and pid namespace of its own: killing it
+   ends the namespace and everything in it; as a subreaper the grader then reaps it. */
+static void reap_jail(int info_fd)
+{
+    char info[512];
+    ssize_t got = info_fd >= 0 ? read(info_fd, info, sizeof info - 1) : -1;
+    info[got > 0 ? got : 0] = '\0';
+    int init = gr_jail_child_pid(info);
+    for (int round = 0; init > 0 && round < 500; round++) {
+        if (kill(init, SIGKILL) != 0 && errno == ESRCH)
+            break;
+        if (waitpid(init, NULL, __WALL | WNOHANG) == init)
+            break;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+        ;
+}
+
 static void reap_group(pid_t pgid)
 {
     /* Never block: a process that escaped the kill must not hang the grader (5 s at most). */
@@ -342,7 +389,7 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
     int fr = cmd->result_path
                  ? open(cmd->result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
                  : -1;
-    int pfd[2] = {-1, -1};
+    int pfd[2] = {-1, -1}, info[2] = {-1, -1};
     int rc = 0;
     if (in < 0 || fo < 0 || fe < 0 || (cmd->result_path && fr < 0)) {
         rc = lk_fail(err, "%s: cannot open an output file of the command: %s",
@@ -355,7 +402,7 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
                      cmd->result_fd);
         goto done;
     }
-    if (pipe2(pfd, O_CLOEXEC) != 0) {
+    if (pipe2(pfd, O_CLOEXEC) != 0 || (jailed(lim) && pipe2(info, O_CLOEXEC | O_NONBLOCK) != 0)) {
         rc = lk_fail(err, "cannot create a pipe: %s", strerror(errno));
         goto done;
     }
@@ -375,12 +422,15 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
         goto done;
     }
     if (pid == 0)
-        run_child(cmd, lim, prog, env, in, fo, fe, fr, pfd[1], parent, nproc);
+        run_child(cmd, lim, prog, env, in, fo, fe, fr, pfd[1], parent, nproc, info[1]);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     out->pgid = (int)pid;
     free_env(env);
     close(pfd[1]);
     pfd[1] = -1;
+    if (info[1] >= 0)
+        close(info[1]);
+    info[1] = -1;
     start_failure sf;
     ssize_t got;
     while ((got = read(pfd[0], &sf, sizeof sf)) < 0 && errno == EINTR)
@@ -389,6 +439,7 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
     if (got == (ssize_t)sizeof sf) {
         waitpid(pid, &status, 0);
         reap_group(pid);
+        reap_jail(info[0]);
         out->end = GR_END_NOT_STARTED;
         static const char *const stages[] = {"enter the working folder", "execute",
                                              "switch to the unprivileged user",
@@ -397,7 +448,9 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
         gid_t rg;
         gr_sandbox_ids(lim, &ru, &rg);
         snprintf(out->reason, sizeof out->reason, "could not %s %s as uid %d: %s",
-                 stages[sf.stage], sf.stage == 0 ? cmd->cwd : prog, (int)ru, strerror(sf.err));
+                 stages[sf.stage], sf.stage == 0 ? cmd->cwd
+                                   : sf.stage == 1 && jailed(lim) ? lim->jail->bwrap : prog,
+                 (int)ru, strerror(sf.err));
         out->wall_s = lk_wall_seconds() - t0;
         goto done;
     }
@@ -432,12 +485,16 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
     }
     out->wall_s = lk_wall_seconds() - t0;
     reap_group(pid);
+    reap_jail(info[0]);
     out->output_bytes = output_size(fo, fe);
     if (out->end == GR_END_EXITED) {
         if (lim->output_bytes > 0 && out->output_bytes > lim->output_bytes)
             out->end = GR_END_OUTPUT_CAP; /* it wrote faster than the grader looked */
         else if (WIFSIGNALED(status))
             out->end = GR_END_SIGNALED, out->status = WTERMSIG(status);
+        else if (jailed(lim) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG)
+            /* bwrap passes a signal death on as the shell does: exit status 128 + signal. */
+            out->end = GR_END_SIGNALED, out->status = WEXITSTATUS(status) - 128;
         else
             out->status = WEXITSTATUS(status);
     }
@@ -464,6 +521,9 @@ done:
         close(pfd[0]);
     if (pfd[1] >= 0)
         close(pfd[1]);
+    for (int i = 0; i < 2; i++)
+        if (info[i] >= 0)
+            close(info[i]);
     return rc;
 }
 

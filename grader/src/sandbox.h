@@ -1,8 +1,9 @@
 /**
  * @file sandbox.h
  * @brief Running an untrusted command with limits: its own process group, a wall-clock
- * limit, rlimits (CPU, file size, processes, address space), capped output, and, when the
- * grader runs as root, an unprivileged user (nobody) so that the process limit holds.
+ * limit, rlimits (CPU, file size, processes, address space), capped output, when the
+ * grader runs as root an unprivileged user (nobody) so that the process limit holds, and
+ * inside the jail (jail.h) what it may see of the machine.
  *
  * Whatever the command does (crash, hang, fork, print without end), gr_sandbox_run()
  * returns with the reason, and no process of its group is left behind.
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "jail.h"
 #include "labkit/error.h"
 
 /** Uid and gid that untrusted commands run as when the grader is root (nobody). */
@@ -27,6 +29,8 @@ typedef struct gr_limits {
     long long as_bytes;     /**< RLIMIT_AS (not for CUDA programs: they reserve huge ranges). */
     long nproc;             /**< Processes/threads the command may add to its user's count. */
     int drop;               /**< When the grader is root: run as GR_UNPRIVILEGED_ID. */
+    const gr_jail *jail;    /**< The sandbox (jail.h) for untrusted commands; NULL for the
+                                 kit's own tools (make lib, the GPU probe). */
 } gr_limits;
 
 /** A command to run. */
@@ -38,6 +42,8 @@ typedef struct gr_cmd {
     const char *result_path;  /**< File opened as descriptor @ref result_fd (NULL: none). */
     int result_fd;            /**< Descriptor number of the result file in the command. */
     const char *const *env;   /**< Extra NAME=VALUE entries (NULL-terminated, may be NULL). */
+    const char *const *writable; /**< In a jail: the folders it may write (NULL-terminated). */
+    const char *const *readable; /**< In a jail: more paths it may read (NULL-terminated). */
 } gr_cmd;
 
 /** How a command ended. */

@@ -7,8 +7,15 @@
  *   hostile crash              dereferences a null pointer
  *   hostile exit N             exits with status N
  *   hostile fd N TEXT          writes TEXT and a newline to descriptor N, then exits 0
+ *   hostile read FILE          prints FILE's first line; exit status 1 when it cannot
+ *   hostile net                tries a TCP connection to 1.1.1.1:53; exit status 1 when
+ *                              it cannot (the reason on stdout)
+ * Arguments after the ones named are ignored (tests mark processes with them).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +25,27 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return 2;
+    if (strcmp(argv[1], "read") == 0 && argc >= 3) {
+        FILE *f = fopen(argv[2], "r");
+        char line[256] = "";
+        if (!f || !fgets(line, sizeof line, f)) {
+            printf("cannot read %s: %s\n", argv[2], strerror(errno));
+            return 1;
+        }
+        printf("%s", line);
+        return 0;
+    }
+    if (strcmp(argv[1], "net") == 0) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(53)};
+        inet_pton(AF_INET, "1.1.1.1", &a.sin_addr);
+        if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+            printf("no network: %s\n", strerror(errno));
+            return 1;
+        }
+        printf("connected\n");
+        return 0;
+    }
     if (strcmp(argv[1], "sleep") == 0) {
         for (;;)
             pause();

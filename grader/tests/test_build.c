@@ -237,3 +237,44 @@ Test(build, first_errors_come_from_the_compiler_not_from_paths)
               tail);
     free(tail);
 }
+
+Test(build, forbid_source_finds_a_call_but_not_a_comment_or_a_string)
+{
+    gr_rubric r;
+    lk_error err;
+    char *text = gr_strf("%s", lab_text("01-straightforward", "kernels.cu"));
+    char *with = gr_replace_all(text, "end\n", "forbid-source lk_sciddicat_flows_cell "
+                                               "lk_sciddicat_width_cell\nend\n");
+    LK_ASSERT_OK(gr_rubric_parse("r", with, &r, &err), &err);
+    const gr_lab_rubric *lab = &r.labs[0];
+    char found[GR_NAME_MAX];
+    int line = 0;
+    const char *mentions = "// lk_sciddicat_flows_cell ported below\n"
+                           "/* lk_sciddicat_width_cell\n too */\n"
+                           "const char *s = \"lk_sciddicat_flows_cell\";\n"
+                           "int lk_sciddicat_flows_cell_mine(void);\n";
+    cr_assert_eq(gr_forbidden_identifier(lab, mentions, found, sizeof found, &line), 0,
+                 "a comment, a string or a longer name is no use: found %s", found);
+    const char *uses = "#include <x.h>\n\n__global__ void k(void) {\n"
+                       "    lk_sciddicat_width_cell(1, 2, 3, 4, h, f);\n}\n";
+    cr_assert_eq(gr_forbidden_identifier(lab, uses, found, sizeof found, &line), 1);
+    cr_assert_str_eq(found, "lk_sciddicat_width_cell");
+    cr_assert_eq(line, 4);
+
+    /* As the grader sees it: a rejected check that says why, with file and line. */
+    char *src = gr_test_dir();
+    char *file = gr_strf("%s/kernels.cu", src);
+    LK_ASSERT_OK(gr_write_atomic_text(file, uses, &err), &err);
+    gr_lab_result res;
+    gr_lab_init(&res, lab->name, 100);
+    cr_assert_eq(gr_check_source(lab, src, &res, &err), 0);
+    cr_assert_str_eq(res.outcome, GR_OUT_REJECTED);
+    cr_assert(strstr(res.summary, "kernels.cu:4: uses lk_sciddicat_width_cell: this lab asks "
+                                  "you to write that computation yourself"), "%s", res.summary);
+    gr_lab_free(&res);
+    gr_test_cleanup(src);
+    free(file);
+    gr_rubric_free(&r);
+    free(text);
+    free(with);
+}

@@ -78,7 +78,7 @@ static char *make_kit(char **subs, const char *const *names)
     char *lab = gr_strf("%s/labs/01-fake", kit);
     char *p;
     char *mk = kit_file("grader/tests/fakekit/Makefile.in");
-    char *mk2 = gr_replace_all(mk, "@TOP@", LK_TOP_DIR);
+    char *mk2 = gr_replace_all(mk, "@LIB@", GR_LK_LIB);
     write_text(p = gr_strf("%s/Makefile", lab), mk2);
     free(p);
     free(mk);
@@ -87,11 +87,15 @@ static char *make_kit(char **subs, const char *const *names)
     free(p);
     copy_in("grader/tests/fakekit/driver.c", p = gr_strf("%s/driver.c", lab));
     free(p);
+    copy_in("labs/01-straightforward/serial.c", p = gr_strf("%s/serial.c", lab));
+    free(p);
     copy_in("grader/tests/fakekit/fake.h", p = gr_strf("%s/fake.h", lab));
     free(p);
     copy_in("grader/tests/fakekit/rubric.txt", p = gr_strf("%s/grader/rubric.txt", kit));
     free(p);
     copy_in("grader/deps.mk", p = gr_strf("%s/grader/deps.mk", kit));
+    free(p);
+    copy_in("common/common.mk", p = gr_strf("%s/common/common.mk", kit));
     free(p);
     copy_in("datasets/MANIFEST", p = gr_strf("%s/datasets/MANIFEST", kit));
     free(p);
@@ -319,11 +323,9 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     char *subs;
     char *kit = make_kit(&subs, names);
     edit_rubric(kit, "min-speedup     0.1", "min-speedup     10\n    baseline given steps 5");
-    /* The stand-in driver logs each run of the given version here (see its log_variant). */
-    char *runs = gr_strf("%s/variant-runs.log", kit);
-    write_text(runs, "");
-    cr_assert_eq(chmod(runs, 0666), 0);
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    /* The stand-in driver logs each run of the given version in its run folder (log_variant). */
+    char *runs = gr_strf("%s/work/kit/01-fake/perf/variant-runs.log", out);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
                           "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
@@ -491,6 +493,72 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     gr_json_free(j);
     free(text);
     free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_until_accepted)
+{
+    static const char *const names[] = {"good", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    /* A solution 300 ms slower per run, and a device that copies 1 MB/s (the stand-in
+       driver's copy_GBps): the honest student breaks both rules. */
+    char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
+    char *slow = NULL;
+    for (size_t i = 0; i < sizeof students / sizeof students[0]; i++)
+        if (strcmp(students[i].name, "slow") == 0)
+            slow = gr_replace_all(tmpl, "@MISBEHAVE@", students[i].code);
+    char *sol = gr_strf("%s/solutions/01-fake/kernels.c", kit);
+    write_text(sol, slow);
+    edit_rubric(kit, "    rounds", "    plausible bytes-per-cell-step 24 margin 2 factor 3\n"
+                                 "    rounds");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 0, "%s", gr_json_str(lab, "summary"));
+    cr_assert_eq(gr_json_num(lab, "score", -1), 70);
+    const char *summary = gr_json_str(lab, "summary");
+    cr_assert(strstr(summary, "implausible: review: ") &&
+              strstr(summary, "below the physical bound") &&
+              strstr(summary, "at the measured 0.001 GB/s") &&
+              strstr(summary, "more than the rubric's factor 3"), "%s", summary);
+    const gr_json *perf = gr_json_get(lab, "performance_measurement");
+    cr_assert(gr_json_get(perf, "implausible")->number);
+    cr_assert(gr_json_num(perf, "plausible_bound_ms", 0) > 20000, "160 x 160 cells x 24 B x 40 "
+              "steps at 1 MB/s: %g ms", gr_json_num(perf, "plausible_bound_ms", 0));
+    cr_assert_not_null(check_with(lab, GR_IMPLAUSIBLE), "%s", text);
+    gr_json_free(j);
+    free(text);
+
+    const char *accept[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                            "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock,
+                            "--accept-implausible", NULL};
+    status = gr_test_run_grader(accept, log);
+    cr_assert_eq(status, 0, "exit status %d", status);
+    j = lab_of(out, "good", &text);
+    lab = first_lab(j);
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 30, "%s", gr_json_str(lab, "summary"));
+    cr_assert(strstr(gr_json_str(lab, "summary"), "implausible, accepted (--accept-implausible)"),
+              "%s", gr_json_str(lab, "summary"));
+    gr_json_free(j);
+    free(text);
+    free(console);
+    free(sol);
+    free(slow);
+    free(tmpl);
     free(kit);
     free(subs);
     free(out);

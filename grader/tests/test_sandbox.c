@@ -10,6 +10,7 @@
 
 #include "grader_testing.h"
 #include "labkit/timing.h"
+#include "jail.h"
 #include "sandbox.h"
 
 static char *dir;
@@ -62,7 +63,7 @@ static gr_outcome run_hostile(const char *const *args, const gr_limits *lim, con
     const char *argv[8] = {GR_HOSTILE};
     for (int i = 0; args[i]; i++)
         argv[i + 1] = args[i];
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, lim, &o, &err), 0, "%s", err.msg);
@@ -156,7 +157,7 @@ Test(sandbox, exit_status_and_result_descriptor)
 
     char *res = gr_strf("%s/result.txt", dir);
     const char *argv[] = {GR_HOSTILE, "fd", "57", "{\"status\":\"ok\"}", NULL};
-    gr_cmd cmd = {argv, dir, NULL, NULL, res, 57, NULL};
+    gr_cmd cmd = {argv, dir, NULL, NULL, res, 57, NULL, NULL, NULL};
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
     cr_assert(gr_outcome_ok(&o), "%s", o.reason);
@@ -178,7 +179,7 @@ Test(sandbox, only_the_result_descriptor_is_inherited)
     gr_limits lim = {.wall_s = 30, .drop = 1};
     char *out = gr_strf("%s/fd.out", dir);
     const char *argv[] = {GR_HOSTILE, "fd", fdname, "leak", NULL};
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
@@ -195,7 +196,7 @@ Test(sandbox, a_missing_program_is_not_started)
 {
     gr_limits lim = {.wall_s = 5};
     const char *argv[] = {"labkit-no-such-program", NULL};
-    gr_cmd cmd = {argv, dir, NULL, NULL, NULL, 0, NULL};
+    gr_cmd cmd = {argv, dir, NULL, NULL, NULL, 0, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0);
@@ -209,7 +210,7 @@ Test(sandbox, root_runs_commands_as_nobody_with_a_clean_environment)
     char *out = gr_strf("%s/env.out", dir);
     const char *argv[] = {"sh", "-c", "id -u; env", NULL};
     gr_limits lim = {.wall_s = 30, .drop = 1};
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
@@ -245,4 +246,303 @@ Test(sandbox, the_gpu_lock_excludes_a_second_holder)
     cr_assert(fd >= 0, "cannot take the lock after it was released: %s", err.msg);
     gr_gpu_unlock(fd);
     free(path);
+}
+
+/* ---- the jail: what a student's build or run can see ---------------------------------- */
+
+/* A kit with a solution, a class of two students, and a jail showing what a student's run
+   is shown: the kit's common/ folder, its own folder (writable), the hostile helper. */
+typedef struct jail_fixture {
+    gr_jail jail;
+    char *kit, *secret, *shown, *alice, *bob, *bob_file, *helper_dir;
+} jail_fixture;
+
+static void write_file(const char *path, const char *text)
+{
+    lk_error err;
+    char *copy = gr_xstrdup(path);
+    *strrchr(copy, '/') = '\0';
+    cr_assert_eq(gr_mkdir_p(copy, 0755, &err), 0, "%s", err.msg);
+    cr_assert_eq(gr_write_atomic_text(path, text, &err), 0, "%s", err.msg);
+    chmod(path, 0644);
+    free(copy);
+}
+
+static void jail_setup(jail_fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    f->kit = gr_strf("%s/kit", dir);
+    f->secret = gr_strf("%s/solutions/01-straightforward/kernels.cu", f->kit);
+    f->shown = gr_strf("%s/common/include/shown.h", f->kit);
+    f->alice = gr_strf("%s/work/students/alice", dir);
+    f->bob = gr_strf("%s/work/students/bob", dir);
+    f->bob_file = gr_strf("%s/kernels.cu", f->bob);
+    write_file(f->secret, "// the solution\n");
+    write_file(f->shown, "// a kit header\n");
+    write_file(f->bob_file, "// bob's work\n");
+    lk_error err;
+    cr_assert_eq(gr_mkdir_p(f->alice, 0777, &err), 0, "%s", err.msg);
+    chmod(f->alice, 0777);
+    cr_assert_eq(gr_jail_init(&f->jail, NULL, &err), 0, "%s", err.msg);
+    char *common = gr_strf("%s/common", f->kit);
+    gr_jail_show(&f->jail, common);
+    free(common);
+    f->helper_dir = gr_xstrdup(GR_HOSTILE);
+    *strrchr(f->helper_dir, '/') = '\0';
+}
+
+static void jail_teardown(jail_fixture *f)
+{
+    gr_jail_free(&f->jail);
+    free(f->kit);
+    free(f->secret);
+    free(f->shown);
+    free(f->alice);
+    free(f->bob);
+    free(f->bob_file);
+    free(f->helper_dir);
+}
+
+/* Run @p argv in the jail as alice's run (her folder writable); its stdout in *@p text. */
+static gr_outcome jailed_run(jail_fixture *f, const char *const *argv, char **text)
+{
+    char *out = gr_strf("%s/jail.out", dir);
+    const char *writable[] = {f->alice, NULL}, *readable[] = {f->helper_dir, NULL};
+    gr_cmd cmd = {argv, f->alice, out, NULL, NULL, 0, NULL, writable, readable};
+    gr_limits lim = {.wall_s = 30, .drop = 1, .jail = &f->jail, .nproc = 64};
+    gr_outcome o;
+    lk_error err;
+    cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+    *text = gr_read_file(out, 1 << 20, NULL, &err);
+    cr_assert_not_null(*text, "%s", err.msg);
+    free(out);
+    return o;
+}
+
+Test(sandbox, a_jailed_run_cannot_read_the_solutions_or_another_students_files)
+{
+    jail_fixture f;
+    jail_setup(&f);
+    char *text;
+    const char *control[] = {GR_HOSTILE, "read", f.shown, NULL};
+    gr_outcome o = jailed_run(&f, control, &text);
+    cr_assert(gr_outcome_ok(&o) && strstr(text, "a kit header"),
+              "the kit's shown files must be readable (%s): %s", o.reason, text);
+    free(text);
+    const char *sol[] = {GR_HOSTILE, "read", f.secret, NULL};
+    o = jailed_run(&f, sol, &text);
+    cr_assert(!gr_outcome_ok(&o) && strstr(text, "cannot read"),
+              "a student run read the solution: %s", text);
+    free(text);
+    const char *other[] = {GR_HOSTILE, "read", f.bob_file, NULL};
+    o = jailed_run(&f, other, &text);
+    cr_assert(!gr_outcome_ok(&o) && strstr(text, "No such file"),
+              "a student run read another student's file: %s", text);
+    free(text);
+    jail_teardown(&f);
+}
+
+Test(sandbox, a_jailed_run_writes_only_in_its_own_folder_and_has_a_private_tmp)
+{
+    jail_fixture f;
+    jail_setup(&f);
+    /* A file in the host's /tmp that the jail must not show. */
+    char *host_tmp = gr_strf("/tmp/labkit-jail-host-%d", (int)getpid());
+    write_file(host_tmp, "host\n");
+    char *script = gr_strf(
+        "for p in %s/common/new %s/new %s/new %s/new /tmp/labkit-jail-probe; do "
+        "  touch $p 2>/dev/null && echo wrote $p; done; "
+        "test -e %s && echo sees-host-tmp; touch %s/mine && echo wrote-own", f.kit, dir, f.bob,
+        f.kit, host_tmp, f.alice);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    char *text;
+    gr_outcome o = jailed_run(&f, argv, &text);
+    cr_assert(gr_outcome_ok(&o), "%s", o.reason);
+    cr_assert(strstr(text, "wrote-own"), "its own folder must be writable: %s", text);
+    cr_assert(strstr(text, "wrote /tmp/labkit-jail-probe"), "a private /tmp: %s", text);
+    cr_assert_null(strstr(text, "sees-host-tmp"), "the host's /tmp is visible: %s", text);
+    char *paths[] = {gr_strf("%s/common/new", f.kit), gr_strf("%s/new", dir),
+                     gr_strf("%s/new", f.bob), gr_strf("%s/new", f.kit)};
+    for (int i = 0; i < 4; i++) {
+        cr_assert(!gr_exists(paths[i]), "the jailed run created %s (%s)", paths[i], text);
+        free(paths[i]);
+    }
+    cr_assert(!gr_exists("/tmp/labkit-jail-probe"), "the private /tmp reached the host's");
+    unlink(host_tmp);
+    free(host_tmp);
+    free(script);
+    free(text);
+    jail_teardown(&f);
+}
+
+Test(sandbox, a_jailed_run_has_no_network_its_own_pids_and_no_new_namespaces)
+{
+    jail_fixture f;
+    jail_setup(&f);
+    char *text;
+    const char *net[] = {GR_HOSTILE, "net", NULL};
+    gr_outcome o = jailed_run(&f, net, &text);
+    cr_assert(!gr_outcome_ok(&o) && strstr(text, "no network"), "%s", text);
+    free(text);
+    /* Its own pid namespace: bwrap's init and the command, nothing of the host. */
+    const char *pids[] = {"sh", "-c", "ls /proc | grep -c '^[0-9]'; id -u", NULL};
+    o = jailed_run(&f, pids, &text);
+    cr_assert(gr_outcome_ok(&o), "%s", o.reason);
+    int n = -1, uid = -1;
+    cr_assert_eq(sscanf(text, "%d %d", &n, &uid), 2, "%s", text);
+    cr_assert(n <= 4, "%d processes visible: not a pid namespace of its own", n);
+    if (geteuid() == 0)
+        cr_assert_eq(uid, GR_UNPRIVILEGED_ID, "student code ran as uid %d", uid);
+    free(text);
+    /* The seccomp filter refuses namespaces (a way out of bwrap's rules). */
+    const char *ns[] = {"sh", "-c", "unshare -U true && echo unshared", NULL};
+    o = jailed_run(&f, ns, &text);
+    cr_assert_null(strstr(text, "unshared"), "a jailed run created a user namespace");
+    free(text);
+    jail_teardown(&f);
+}
+
+Test(sandbox, a_jailed_run_is_killed_with_everything_it_started)
+{
+    jail_fixture f;
+    jail_setup(&f);
+    char *token = gr_strf("labkit-jail-token-%d", (int)getpid());
+    char *script = gr_strf("%s sleep %s & %s sleep %s", GR_HOSTILE, token, GR_HOSTILE, token);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    char *out = gr_strf("%s/jail.out", dir);
+    const char *writable[] = {f.alice, NULL}, *readable[] = {f.helper_dir, NULL};
+    gr_cmd cmd = {argv, f.alice, out, NULL, NULL, 0, NULL, writable, readable};
+    gr_limits lim = {.wall_s = 1, .drop = 1, .jail = &f.jail};
+    gr_outcome o;
+    lk_error err;
+    cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.end, GR_END_TIMEOUT, "%s", o.reason);
+    /* Nothing carrying the token may survive, in whatever session or namespace it was. */
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *c = fopen(path, "r");
+        if (!c)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, c);
+        fclose(c);
+        for (size_t i = 0; i < len; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[len] = '\0';
+        cr_assert_null(strstr(buf, token), "process %s survived: %s", e->d_name, buf);
+    }
+    closedir(d);
+    free(out);
+    free(script);
+    free(token);
+    jail_teardown(&f);
+}
+
+/* ---- the grader refuses to run student code without its sandbox, unless told ---------- */
+
+static char *grade_missing_file(const char *extra, int *status)
+{
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", LK_TOP_DIR "/grader/examples", "--only",
+                          "missing-file", "--no-gpu", "--out", out, extra, NULL};
+    *status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    free(out);
+    free(log);
+    return console;
+}
+
+Test(sandbox, without_user_namespaces_the_grader_refuses_and_says_how_to_enable_them)
+{
+    /* A bwrap that fails as bwrap does where unprivileged user namespaces are off. */
+    char *bin = gr_strf("%s/bin", dir), *fake = gr_strf("%s/bin/bwrap", dir);
+    write_file(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely "
+                     "because the kernel does not allow non-privileged user namespaces.' >&2\n"
+                     "exit 1\n");
+    chmod(fake, 0755);
+    char *path = gr_strf("%s:%s", bin, getenv("PATH"));
+    setenv("PATH", path, 1);
+    int status;
+    char *console = grade_missing_file(NULL, &status);
+    cr_assert_eq(status, 1, "exit status %d:\n%s", status, console);
+    cr_assert(strstr(console, "the sandbox cannot start (bwrap: No permissions to creating new "
+                              "namespace") &&
+              strstr(console, "kernel.unprivileged_userns_clone") &&
+              strstr(console, "user.max_user_namespaces") &&
+              strstr(console, "kernel.apparmor_restrict_unprivileged_userns") &&
+              strstr(console, "--unsandboxed"), "%s", console);
+    free(console);
+    char *report = gr_strf("%s/out/students/missing-file/report.md", dir);
+    cr_assert(!gr_exists(report), "a report was written without a sandbox");
+    free(report);
+
+    console = grade_missing_file("--unsandboxed", &status);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    cr_assert(strstr(console, "WARNING: --unsandboxed"), "%s", console);
+    static const char *const files[] = {"students/missing-file/report.md",
+                                        "students/missing-file/report.json", "summary.md"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *p = gr_strf("%s/out/%s", dir, files[i]);
+        lk_error err;
+        char *text = gr_read_file(p, 1 << 20, NULL, &err);
+        cr_assert_not_null(text, "%s", err.msg);
+        cr_assert(strstr(text, "UNSANDBOXED") || strstr(text, "\"unsandboxed\":true"),
+                  "%s does not say the grading was unsandboxed:\n%s", files[i], text);
+        free(text);
+        free(p);
+    }
+    free(console);
+    free(path);
+    free(bin);
+    free(fake);
+}
+
+Test(sandbox, every_report_names_the_isolation_of_student_code)
+{
+    int status;
+    char *console = grade_missing_file(NULL, &status);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    char *p = gr_strf("%s/out/students/missing-file/report.md", dir);
+    lk_error err;
+    char *text = gr_read_file(p, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    cr_assert(strstr(text, "- isolation of student code: bubblewrap sandbox"), "%s", text);
+    cr_assert_null(strstr(text, "UNSANDBOXED"), "%s", text);
+    free(text);
+    free(p);
+    free(console);
+}
+
+Test(sandbox, the_result_descriptor_of_a_jailed_run_carries_the_command_line_only)
+{
+    /* bwrap's own descriptors (its info and filter) must never land on the result number,
+       whichever number the grader picks. */
+    jail_fixture f;
+    jail_setup(&f);
+    char *res = gr_strf("%s/result.txt", f.alice);
+    for (int fd = 3; fd < 24; fd++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", fd);
+        const char *argv[] = {GR_HOSTILE, "fd", num, "{\"status\":\"ok\"}", NULL};
+        const char *writable[] = {f.alice, NULL}, *readable[] = {f.helper_dir, NULL};
+        gr_cmd cmd = {argv, f.alice, NULL, NULL, res, fd, NULL, writable, readable};
+        gr_limits lim = {.wall_s = 30, .drop = 1, .jail = &f.jail};
+        gr_outcome o;
+        lk_error err;
+        cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+        cr_assert(gr_outcome_ok(&o), "descriptor %d: %s", fd, o.reason);
+        char *text = gr_read_file(res, 4096, NULL, &err);
+        cr_assert_not_null(text, "%s", err.msg);
+        cr_assert_str_eq(text, "{\"status\":\"ok\"}\n", "descriptor %d", fd);
+        free(text);
+    }
+    free(res);
+    jail_teardown(&f);
 }

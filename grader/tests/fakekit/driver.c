@@ -33,11 +33,11 @@ static int given_run(const lk_sciddicat *sim, double *h, int steps, lk_error *er
     return 0;
 }
 
-/* The test counts the given version's runs: one line per run, appended to a log the test
-   creates writable for the sandbox's user (no log, no record). */
+/* The test counts the given version's runs: one line per run, appended to a log in the
+   run folder (the only place the sandbox lets a driver write). */
 static void log_variant(const char *variant, int steps)
 {
-    int fd = open(FAKE_KIT "/variant-runs.log", O_WRONLY | O_APPEND);
+    int fd = open("variant-runs.log", O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (fd < 0)
         return;
     char line[96];
@@ -153,7 +153,8 @@ int main(int argc, char **argv)
             lk_json_number(f, ms.min);
             fputs(",\"ms_max\":", f);
             lk_json_number(f, ms.max);
-            fprintf(f, ",\"runs\":%d}", ms.n);
+            /* A stand-in device copying 1 MB/s: the plausibility test's physical bound. */
+            fprintf(f, ",\"runs\":%d,\"copy_GBps\":0.001}", ms.n);
         }
         fputs("}\n", f);
         if (k == 1)

@@ -1,0 +1,32 @@
+/**
+ * @file policy.h
+ * @brief The integrity policy of student files: the system and kit functions a kernel file
+ * may not use or define (checked on its compiled object), and the identifiers a lab's rubric
+ * forbids in its source (`forbid-source`: what the lab asks students to write themselves).
+ *
+ * Both are early, friendly messages; the sandbox (jail.h) is what stops a hostile submission.
+ */
+#ifndef GRADER_POLICY_H
+#define GRADER_POLICY_H
+
+#include <stddef.h>
+
+#include "rubric.h"
+
+/**
+ * Why @p symbol (from `nm`, e.g. "fopen@GLIBC_2.2.5") may not appear in a student object of
+ * @p lab (NULL: the grader's own list only), or NULL when it may.
+ */
+const char *gr_forbidden_symbol(const gr_lab_rubric *lab, const char *symbol);
+
+/** @p symbol without its version ("fopen@GLIBC_2.2.5" -> "fopen"). */
+void gr_symbol_base(const char *symbol, char *out, size_t size);
+
+/**
+ * Does @p src name one of @p lab's `forbid-source` identifiers (as a whole token, outside
+ * comments and literals)? 1 with the first one in @p found and its line in @p line, else 0.
+ */
+int gr_forbidden_identifier(const gr_lab_rubric *lab, const char *src, char *found,
+                            size_t size, int *line);
+
+#endif
