@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "labkit/cli.h"
 #include "labkit/md5.h"
 
 /* ------------------------------------------------------------------------------------------
@@ -685,6 +686,19 @@ int lk_grid_alloc(lk_grid *g, int rows, int cols, lk_error *err)
     g->cols = cols;
     g->data = v;
     return 0;
+}
+
+int lk_parse_grid_size(const char *s, int *rows, int *cols, lk_error *err)
+{
+    /* lk_parse_dims reads the numbers; its message speaks of WIDTHxHEIGHT (a thread block),
+       while a grid size gives the rows first. */
+    lk_error sub;
+    if (lk_parse_dims("size", s, LK_GRID_MAX_DIM, rows, cols, &sub) == 0)
+        return 0;
+    return lk_fail(err,
+                   "size '%.40s' is not ROWSxCOLS: give the number of rows and of columns "
+                   "joined by x, e.g. 610x496, each between 1 and %d",
+                   s ? s : "", LK_GRID_MAX_DIM);
 }
 
 void lk_grid_free(lk_grid *g)

@@ -53,6 +53,12 @@ typedef struct lk_grid {
 
 /** Allocate a zero-filled rows x cols grid. */
 int lk_grid_alloc(lk_grid *g, int rows, int cols, lk_error *err);
+
+/**
+ * Parse a grid size written ROWSxCOLS (e.g. `610x496`, rows first, as generator specs give
+ * it), each between 1 and LK_GRID_MAX_DIM; -1 with a message that shows the form otherwise.
+ */
+int lk_parse_grid_size(const char *s, int *rows, int *cols, lk_error *err);
 /** Free the grid's data and reset it to empty (safe on an empty grid). */
 void lk_grid_free(lk_grid *g);
 
