@@ -25,30 +25,36 @@ help:
 	@echo "make docs       Doxygen API documentation (warnings are errors)"
 	@echo "make handout    the student distribution (no solutions) in build/handout"
 	@echo "make clean      remove every build folder"
+	@echo "V=1             show the full command lines (builds print one line per step)"
 
 lib: $(LK_LIB)
 
 $(LK_LIB): $(LK_OBJS)
 	@mkdir -p $(@D)
-	ar rcs $@ $^
+	$(lk_say) AR $(call lk_rel,$@)
+	$(Q)ar rcs $@ $^
 
 $(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/%.o: common/src/%.cu $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
-	$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+	$(lk_say) NVCC $<
+	$(Q)$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 tools: $(GEN)
 
 $(GEN): datasets/labkit-gen.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 # The self-test: every suite runs (a failing suite does not stop the others), then one
 # summary decides the exit status.
@@ -67,7 +73,8 @@ check-datasets: $(LK_BUILD)/datasets/test_manifest
 
 $(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(LK_LIB) $(LK_HEADERS) $(GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Each lab's suites run against the solution and the skeleton must still build; in a student
 # handout (no solutions/) the suites run against the student's own kernels.cu.
@@ -100,7 +107,8 @@ docs:
 	@LK_BUILD='$(LK_BUILD)' tools/docs.sh
 
 clean:
-	rm -rf $(LK_BUILD) labs/*/build
+	$(lk_say) CLEAN "$(call lk_rel,$(LK_BUILD)) labs/*/build"
+	$(Q)rm -rf $(LK_BUILD) labs/*/build
 
 # The grader's build and `make grade` live in grader/grader.mk.
 -include grader/grader.mk
