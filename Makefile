@@ -19,11 +19,11 @@ all: lib tools
 help:
 	@echo "make            build the common library, tools and every lab (student files)"
 	@echo "make check      the kit's self-test: common, datasets, every lab against its solution"
-	@echo "make grade      grade submissions (see README)"
+	@echo "make grade      grade submissions (see README); a student distribution self-grades"
 	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
 	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
 	@echo "make docs       Doxygen API documentation (warnings are errors)"
-	@echo "make handout    the student distribution (no solutions) in build/handout"
+	@echo "make handout    the student distribution (no solutions, checked for answers) in build/handout"
 	@echo "make clean      remove every build folder"
 	@echo "V=1             show the full command lines (builds print one line per step)"
 
@@ -88,11 +88,19 @@ check-labs: lib tools
 	  fi; \
 	done
 
+# A student distribution has no solutions/ to time: say so, and where their own code is timed.
+ifeq ($(wildcard solutions),)
+bench:
+	@echo "make bench: this distribution has no solutions/, the instructor's code that make bench times;" >&2
+	@echo "  to time your own kernels.cu, run make bench in its lab folder: cd labs/01-straightforward && make bench" >&2
+	@exit 1
+else
 bench: lib tools
 	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/bench.csv
 	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
 	@echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv | tee $(LK_BUILD)/bench/summary.md
 	@echo; echo "CSV: $(LK_BUILD)/bench/bench.csv, table: $(LK_BUILD)/bench/summary.md"
+endif
 
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
@@ -110,5 +118,7 @@ clean:
 	$(lk_say) CLEAN "$(call lk_rel,$(LK_BUILD)) labs/*/build"
 	$(Q)rm -rf $(LK_BUILD) labs/*/build
 
-# The grader's build and `make grade` live in grader/grader.mk.
+# The grader's build and `make grade` live in grader/grader.mk. A student distribution has no
+# example submissions (tools/instructor-only.txt): there `make grade` self-grades.
+SUBMISSIONS ?= $(if $(wildcard grader/examples),grader/examples,self)
 -include grader/grader.mk
