@@ -27,38 +27,44 @@ all: lib tools
 help:
 	@echo "make            build the common library, tools and every lab (student files)"
 	@echo "make check      the kit's self-test: common, datasets, every lab against its solution"
-	@echo "make grade      grade submissions (see README)"
+	@echo "make grade      grade submissions (see README); a student distribution self-grades"
 	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
 	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
 	@echo "make docs       Doxygen API documentation (warnings are errors)"
 	@echo "make slides     every deck slides/NN-name.md to build/slides/NN-name.pdf (V=1: commands)"
 	@echo "make slides-plots  redraw slides/plots/ from a bench CSV (BENCH_CSV=, default build/bench/bench.csv)"
-	@echo "make handout    the student distribution (no solutions) in build/handout"
+	@echo "make handout    the student distribution (no solutions, checked for answers) in build/handout"
 	@echo "make clean      remove every build folder"
+	@echo "V=1             show the full command lines (builds print one line per step)"
 
 lib: $(LK_LIB)
 
 $(LK_LIB): $(LK_OBJS)
 	@mkdir -p $(@D)
-	ar rcs $@ $^
+	$(lk_say) AR $(call lk_rel,$@)
+	$(Q)ar rcs $@ $^
 
 $(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/%.o: common/src/%.cu $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
-	$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+	$(lk_say) NVCC $<
+	$(Q)$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 tools: $(GEN)
 
 $(GEN): datasets/labkit-gen.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 # The self-test: every suite runs (a failing suite does not stop the others), then one
 # summary decides the exit status.
@@ -77,7 +83,8 @@ check-datasets: $(LK_BUILD)/datasets/test_manifest
 
 $(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS) $(GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Each lab's suites run against the solution and the skeleton must still build; in a student
 # handout (no solutions/) the suites run against the student's own kernels.cu.
@@ -91,11 +98,19 @@ check-labs: lib tools
 	  fi; \
 	done
 
+# A student distribution has no solutions/ to time: say so, and where their own code is timed.
+ifeq ($(wildcard solutions),)
+bench:
+	@echo "make bench: this distribution has no solutions/, the instructor's code that make bench times;" >&2
+	@echo "  to time your own kernels.cu, run make bench in its lab folder: cd labs/01-straightforward && make bench" >&2
+	@exit 1
+else
 bench: lib tools
 	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/bench.csv
 	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
 	@echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv | tee $(LK_BUILD)/bench/summary.md
 	@echo; echo "CSV: $(LK_BUILD)/bench/bench.csv, table: $(LK_BUILD)/bench/summary.md"
+endif
 
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
@@ -116,7 +131,10 @@ docs:
 	@LK_BUILD='$(LK_BUILD)' tools/docs.sh
 
 clean:
-	rm -rf $(LK_BUILD) labs/*/build
+	$(lk_say) CLEAN "$(call lk_rel,$(LK_BUILD)) labs/*/build"
+	$(Q)rm -rf $(LK_BUILD) labs/*/build
 
-# The grader's build and `make grade` live in grader/grader.mk.
+# The grader's build and `make grade` live in grader/grader.mk. A student distribution has no
+# example submissions (tools/instructor-only.txt): there `make grade` self-grades.
+SUBMISSIONS ?= $(if $(wildcard grader/examples),grader/examples,self)
 -include grader/grader.mk

@@ -33,3 +33,19 @@ LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -lstdc++ -ldl -lrt -lm
 LK_TEST_LIBS := -lcriterion
 
 LK_LIB := $(LK_BUILD)/common/liblabkit.a
+
+# Quiet builds: one line per step, `  CC      path` (kernel style); `make V=1` prints the
+# full command lines. Compiler errors and warnings always print in full.
+#   $(lk_say) NVCC $(call lk_rel,$<)        then the command, prefixed with $(Q)
+V ?= 0
+ifeq ($(V),1)
+  Q :=
+  lk_say := @:
+else
+  Q := @
+  lk_say := @printf '  %-7s %s\n'
+endif
+# A path as the user knows it: relative to the kit's top folder.
+lk_rel = $(patsubst $(LK_TOP)/%,%,$(abspath $(1)))
+# Sub-makes stay silent about targets that are up to date, unless V=1.
+LK_SUBMAKE_QUIET := $(if $(filter 1,$(V)),,-s)

@@ -31,22 +31,26 @@ grader: $(GRADER)
 
 $(GRADER_BUILD)/obj/%.o: grader/src/%.c $(GRADER_HEADERS) $(LK_HEADERS) grader/grader.mk
 	@mkdir -p $(@D)
-	$(CC) $(GRADER_CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(lk_say) CC $<
+	$(Q)$(CC) $(GRADER_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(GRADER): $(GRADER_OBJS) $(LK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(GRADER_LIBS) $(LK_LIBS)
+	$(lk_say) LD $(call lk_rel,$@)
+	$(Q)$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(GRADER_LIBS) $(LK_LIBS)
 
 # A helper that misbehaves on request (sleeps, forks, floods, crashes) for the isolation tests.
 $(GRADER_HOSTILE): grader/tests/hostile.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.h \
                               $(GRADER_LIB_OBJS) $(LK_LIB) $(GRADER_HEADERS) $(LK_HEADERS) \
                               $(GRADER) $(GRADER_HOSTILE)
 	@mkdir -p $(@D)
-	$(CC) $(GRADER_CPPFLAGS) -DGR_GRADER='"$(GRADER)"' -DGR_HOSTILE='"$(GRADER_HOSTILE)"' \
+	$(lk_say) CC $<
+	$(Q)$(CC) $(GRADER_CPPFLAGS) -DGR_GRADER='"$(GRADER)"' -DGR_HOSTILE='"$(GRADER_HOSTILE)"' \
 	  -DGR_LK_LIB='"$(LK_LIB)"' $(CFLAGS) $< $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) \
 	  $(LK_TEST_LIBS) $(GRADER_LIBS) $(LK_LIBS)
 

@@ -5,6 +5,7 @@
 #   make run        run the lab's standard dataset (time, md5, speedup, PNG)
 #   make bench      performance report (GPU)
 #   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors)
+#   V=1             show the full compiler command lines
 
 LAB := $(notdir $(CURDIR))
 LAB_ID := $(firstword $(subst -, ,$(LAB)))
@@ -37,32 +38,38 @@ LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
 build: $(PROG) $(TESTS)
 
 $(LK_LIB): FORCE
-	@$(MAKE) --no-print-directory -C $(LK_TOP) lib
+	@$(MAKE) --no-print-directory $(LK_SUBMAKE_QUIET) -C $(LK_TOP) lib
 FORCE:
 
 $(B)/kernels.o: $(KERNELS) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+	$(lk_say) NVCC $(call lk_rel,$<)
+	$(Q)$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(B)/%.o: $(CURDIR)/%.cu $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+	$(lk_say) NVCC $(call lk_rel,$<)
+	$(Q)$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(lk_say) CC $(call lk_rel,$<)
+	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
-	$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(lk_say) LD $(call lk_rel,$@)
+	$(Q)$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 # The tests run the lab's real main.c, renamed lk_lab_main (labkit/testing.h).
 $(B)/main_in_tests.o: $(CURDIR)/main.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -Dmain=lk_lab_main -c $< -o $@
+	$(lk_say) CC $(call lk_rel,$<)
+	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -Dmain=lk_lab_main -c $< -o $@
 
 $(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(B)/main_in_tests.o $(LK_LIB) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) $(B)/main_in_tests.o -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(lk_say) CC $(call lk_rel,$<)
+	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) $< $(LAB_OBJS) $(B)/main_in_tests.o -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Suites report into $(REPORTS); the top-level `make check` collects every lab's reports.
 check-suites: build
@@ -80,4 +87,5 @@ bench: $(PROG)
 	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
 
 clean:
-	rm -rf $(CURDIR)/build
+	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)
+	$(Q)rm -rf $(CURDIR)/build

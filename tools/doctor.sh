@@ -111,7 +111,20 @@ elif [ -n "$tk_codes" ]; then
     ok "CUDA_ARCH=$CUDA_ARCH: nvcc $cuda_ver builds all of them"
 fi
 
-if [ -z "$gpu_lines" ] && [ "$gpu_unreadable" = 0 ]; then
+# As lk_nvidia_driver_loaded() (common/src/cuda_check.c): with the kernel driver loaded, a GPU
+# that cannot be seen is a driver problem; without it, the machine has no GPU (LK_NO_GPU).
+driver_node=""
+for f in /dev/nvidiactl /proc/driver/nvidia/version; do
+    [ -z "$driver_node" ] && [ -e "$f" ] && driver_node=$f
+done
+if [ -z "$gpu_lines" ] && [ "$gpu_unreadable" = 0 ] && [ -n "$driver_node" ]; then
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        smi_says=$(head -n 1 "$tmp/smi.err" 2>/dev/null | cut -c1-100)
+        fix "the NVIDIA driver is loaded ($driver_node) but nvidia-smi lists no GPU${smi_says:+ ($smi_says)}: check the driver install (dmesg | grep -i nvidia) and that the GPU is visible here (containers: run with the GPU passed through)"
+    else
+        fix "the NVIDIA driver is loaded ($driver_node) but nvidia-smi is not on PATH: install the driver's utilities (the nvidia-smi of your driver version) so the kit can find the GPU"
+    fi
+elif [ -z "$gpu_lines" ] && [ "$gpu_unreadable" = 0 ]; then
     msg="no GPU on this machine: GPU tests will be skipped (CPU tests, builds and the grader's CPU stages still run)"
     if [ "$require_gpu" = 1 ]; then
         fix "no GPU on this machine (LK_DOCTOR_REQUIRE_GPU=1): run on a machine with an NVIDIA GPU and its driver installed (nvidia-smi must list the GPU)"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "labkit/compare.h"
 #include "labkit/copy_kernel.h"
@@ -69,7 +70,11 @@ static void hint_for(cudaError_t code, int have_dev, int major, int minor, char 
         break;
     case cudaErrorInsufficientDriver:
     case cudaErrorNoDevice:
-        snprintf(buf, size, "no usable GPU: run `make doctor`");
+        if (lk_nvidia_driver_loaded())
+            snprintf(buf, size, "no usable GPU: run `make doctor`");
+        else
+            snprintf(buf, size, LK_NO_GPU ": run on a machine with an NVIDIA GPU (`make doctor` "
+                                "says what this one has)");
         break;
     default:
         buf[0] = '\0';
@@ -101,11 +106,27 @@ int lk_cuda_fail(lk_error *err, cudaError_t code, const char *what, const char *
                    where, hint[0] ? ": " : "", hint);
 }
 
-/* "STEP: NAME: STRING", or "NAME: STRING" without a step. */
-static void set_reason(char *reason, size_t size, const char *step, cudaError_t code)
+int lk_nvidia_driver_loaded(void)
 {
-    if (reason && size > 0)
-        snprintf(reason, size, "%s%s%s: %s", step ? step : "", step ? ": " : "",
+    return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia/version", F_OK) == 0;
+}
+
+/* Without the kernel driver the runtime says "driver version is insufficient" (no libcuda)
+   or "no CUDA-capable device": both mean there is no GPU to use here. */
+static int means_no_gpu(cudaError_t code)
+{
+    return code == cudaErrorInsufficientDriver || code == cudaErrorNoDevice;
+}
+
+void lk_gpu_unusable_reason(cudaError_t code, const char *step, int driver_loaded, char *reason,
+                            size_t reason_size)
+{
+    if (!reason || reason_size == 0)
+        return;
+    if (means_no_gpu(code) && !driver_loaded)
+        snprintf(reason, reason_size, "%s", LK_NO_GPU);
+    else
+        snprintf(reason, reason_size, "%s%s%s: %s", step ? step : "", step ? ": " : "",
                  cudaGetErrorName(code), cudaGetErrorString(code));
 }
 
@@ -113,23 +134,20 @@ int lk_gpu_available(char *reason, size_t reason_size)
 {
     int count = 0;
     cudaError_t c = cudaGetDeviceCount(&count);
+    if (c == cudaSuccess && count == 0)
+        c = cudaErrorNoDevice;
     if (c != cudaSuccess) {
-        set_reason(reason, reason_size, NULL, c);
-        return 0;
-    }
-    if (count == 0) {
-        if (reason && reason_size > 0)
-            snprintf(reason, reason_size, "no CUDA-capable device found");
+        lk_gpu_unusable_reason(c, NULL, lk_nvidia_driver_loaded(), reason, reason_size);
         return 0;
     }
     /* A device can be listed yet refuse a context (exclusive mode, MIG without a slice, a
        driver/toolkit mismatch): only creating one proves it usable. */
     if ((c = cudaSetDevice(0)) != cudaSuccess) {
-        set_reason(reason, reason_size, "cudaSetDevice(0)", c);
+        lk_gpu_unusable_reason(c, "cudaSetDevice(0)", 1, reason, reason_size);
         return 0;
     }
     if ((c = cudaFree(0)) != cudaSuccess) {
-        set_reason(reason, reason_size, "creating a CUDA context on device 0", c);
+        lk_gpu_unusable_reason(c, "creating a CUDA context on device 0", 1, reason, reason_size);
         return 0;
     }
     if (reason && reason_size > 0)

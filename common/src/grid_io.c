@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "labkit/cli.h"
 #include "labkit/md5.h"
 
 /* ------------------------------------------------------------------------------------------
@@ -564,24 +565,69 @@ static int check_dims(const char *path, int rows, int cols, lk_error *err)
     return 0;
 }
 
+/*
+ * Every body line is one grid row of ncols values. The total count alone would let a header
+ * with nrows and ncols swapped through as a transposed grid, so the first line of another
+ * length is remembered: it is the error when the total is right, a hint when it is not.
+ */
+typedef struct row_check {
+    long long row, values, line;              /* the line being read */
+    long long bad_row, bad_values, bad_line;  /* the first line of other than ncols values */
+} row_check;
+
+static void row_end(row_check *rc, int cols)
+{
+    if (rc->values == 0)
+        return;
+    if (rc->values != cols && rc->bad_line == 0) {
+        rc->bad_row = rc->row;
+        rc->bad_values = rc->values;
+        rc->bad_line = rc->line;
+    }
+    rc->row++;
+    rc->values = 0;
+}
+
+static void row_token(row_check *rc, const lexer *lx, int cols)
+{
+    if (lx->tfirst)
+        row_end(rc, cols);
+    if (rc->values++ == 0)
+        rc->line = lx->tline;
+}
+
+/* "row R (from 0) has N values, the header says ncols = C" for the first bad line. */
+static const char *bad_row_text(const row_check *rc, int cols, char *buf, size_t size)
+{
+    snprintf(buf, size, "row %lld (from 0) has %lld value%s, the header says ncols = %d",
+             rc->bad_row, rc->bad_values, rc->bad_values == 1 ? "" : "s", cols);
+    return buf;
+}
+
 static int parse_body(lexer *lx, int rows, int cols, body_dest *d, lk_error *err)
 {
     const long long n = (long long)rows * cols;
     long long k = 0;
-    char what[128], q[256];
+    row_check rc = {0, 0, 0, 0, 0, 0};
+    char what[128], q[256], bad[128], hint[192];
     for (;;) {
         int r = lex_next(lx, err);
         if (r < 0)
             return -1;
         if (r == 0)
             break;
-        if (k == n)
+        row_token(&rc, lx, cols);
+        if (k == n) {
+            if (rc.bad_line)
+                snprintf(hint, sizeof hint, "; line %lld: %s", rc.bad_line,
+                         bad_row_text(&rc, cols, bad, sizeof bad));
             return lk_fail(err,
                            "%s:%lld:%lld: extra token %s after the %lld expected values: the "
                            "body holds more values than nrows x ncols = %d x %d: check the "
-                           "header's nrows/ncols or the file",
+                           "header's nrows/ncols or the file%s",
                            lx->path, lx->tline, lx->tcol, quote(lx->tok, lx->tlen, q, sizeof q),
-                           n, rows, cols);
+                           n, rows, cols, rc.bad_line ? hint : "");
+        }
         if (k == d->cap) {
             long long cap = d->cap * 2 > n ? n : d->cap * 2;
             double *v = d->grow ? realloc(d->v, (size_t)cap * sizeof *v) : NULL;
@@ -599,17 +645,29 @@ static int parse_body(lexer *lx, int rows, int cols, body_dest *d, lk_error *err
         }
         k++;
     }
+    row_end(&rc, cols);
     if (k < n) {
         if (lx->total == 0)
             return lk_fail(err,
                            "%s:1: file is empty: expected nrows x ncols = %d x %d = %lld values",
                            lx->path, rows, cols, n);
+        /* A short last row is what a truncated file looks like; an earlier one is a hint. */
+        int hinted = rc.bad_line && rc.bad_row < rc.row - 1;
+        if (hinted)
+            snprintf(hint, sizeof hint, "; line %lld: %s", rc.bad_line,
+                     bad_row_text(&rc, cols, bad, sizeof bad));
         return lk_fail(err,
                        "%s:%lld: file ends at line %lld after %lld of %lld values: expected "
                        "nrows x ncols = %d x %d = %lld values (from the header): check that "
-                       "the file is complete and that the header's nrows/ncols match it",
-                       lx->path, lex_end_line(lx), lex_end_line(lx), k, n, rows, cols, n);
+                       "the file is complete and that the header's nrows/ncols match it%s",
+                       lx->path, lex_end_line(lx), lex_end_line(lx), k, n, rows, cols, n,
+                       hinted ? hint : "");
     }
+    if (rc.bad_line)
+        return lk_fail(err,
+                       "%s:%lld: %s: each line of the body holds one grid row: check that "
+                       "nrows and ncols are not swapped",
+                       lx->path, rc.bad_line, bad_row_text(&rc, cols, bad, sizeof bad));
     return 0;
 }
 
@@ -628,6 +686,19 @@ int lk_grid_alloc(lk_grid *g, int rows, int cols, lk_error *err)
     g->cols = cols;
     g->data = v;
     return 0;
+}
+
+int lk_parse_grid_size(const char *s, int *rows, int *cols, lk_error *err)
+{
+    /* lk_parse_dims reads the numbers; its message speaks of WIDTHxHEIGHT (a thread block),
+       while a grid size gives the rows first. */
+    lk_error sub;
+    if (lk_parse_dims("size", s, LK_GRID_MAX_DIM, rows, cols, &sub) == 0)
+        return 0;
+    return lk_fail(err,
+                   "size '%.40s' is not ROWSxCOLS: give the number of rows and of columns "
+                   "joined by x, e.g. 610x496, each between 1 and %d",
+                   s ? s : "", LK_GRID_MAX_DIM);
 }
 
 void lk_grid_free(lk_grid *g)

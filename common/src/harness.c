@@ -445,7 +445,7 @@ int lk_run_loaded(lk_run *run, const lk_output_shape *shape, int ninputs,
     }
     char reason[256];
     if (!lk_gpu_available(reason, sizeof reason)) {
-        lk_fail(&run->err, "no CUDA device: %s: run on a machine with a GPU, or use --serial "
+        lk_fail(&run->err, "%s: run on a machine with a GPU, or use --serial "
                            "(see `make doctor`)", reason);
         return lk_run_fail(run);
     }

@@ -47,7 +47,7 @@ int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err
     int rows, cols;
     lk_error sub;
     if (lk_sciddicat_terrain_parse(kind, &spec.terrain, &sub) != 0 ||
-        lk_parse_dims("rows x cols", dims, LK_GRID_MAX_DIM, &rows, &cols, &sub) != 0 ||
+        lk_parse_grid_size(dims, &rows, &cols, &sub) != 0 ||
         lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
         return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
     if ((long long)rows * cols > LK_GRID_MAX_CELLS)

@@ -47,7 +47,7 @@ int lk_swe_spec_parse(const char *s, lk_swe_spec *out, lk_error *err)
         return lk_fail(err, "generator spec '%s': a %s has no seed: write %s:ROWSxCOLS", s,
                        kind, kind);
     lk_error sub;
-    if (lk_parse_dims("rows x cols", dims, LK_GRID_MAX_DIM, &spec.rows, &spec.cols, &sub) != 0 ||
+    if (lk_parse_grid_size(dims, &spec.rows, &spec.cols, &sub) != 0 ||
         (seed && lk_parse_seed("seed", seed, &spec.seed, &sub) != 0))
         return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
     if ((long long)(spec.rows + 2) * (spec.cols + 2) > LK_GRID_MAX_CELLS)

@@ -79,10 +79,13 @@ Test(cuda_check, invalid_configuration_hint)
 Test(cuda_check, no_gpu_hint_points_to_doctor)
 {
     const cudaError_t codes[] = {cudaErrorInsufficientDriver, cudaErrorNoDevice};
+    const char *hint = lk_nvidia_driver_loaded() ? ": no usable GPU: run `make doctor`"
+                                                 : ": " LK_NO_GPU ": run on a machine with an "
+                                                   "NVIDIA GPU (`make doctor`";
     for (size_t i = 0; i < 2; i++) {
         lk_error err = {{0}};
         fail_with(codes[i], &err);
-        cr_assert(contains(err.msg, ": no usable GPU: run `make doctor`"), "%s", err.msg);
+        cr_assert(contains(err.msg, hint), "'%s' missing: %s", hint, err.msg);
     }
 }
 
@@ -143,10 +146,44 @@ Test(cuda_check, gpu_available_gives_a_reason_or_a_working_device)
     } else {
         cr_assert_neq(reason[0], '\0', "no reason given");
         cr_assert_lt(strlen(reason), sizeof reason);
-        cr_assert(contains(reason, "cudaError") || contains(reason, "no CUDA-capable device found"),
-                  "reason should name the runtime error: %s", reason);
+        if (lk_nvidia_driver_loaded())
+            cr_assert(contains(reason, "cudaError"), "reason should name the runtime error: %s",
+                      reason);
+        else
+            cr_assert_str_eq(reason, LK_NO_GPU);
         cr_log_info("no GPU here: %s", reason);
     }
+}
+
+/* Without a loaded NVIDIA driver, "no driver" and "no device" are one plain fact. */
+Test(cuda_check, no_driver_and_no_device_read_as_no_gpu)
+{
+    const cudaError_t codes[] = {cudaErrorInsufficientDriver, cudaErrorNoDevice};
+    for (size_t i = 0; i < 2; i++) {
+        char reason[256];
+        lk_gpu_unusable_reason(codes[i], NULL, 0, reason, sizeof reason);
+        cr_assert_str_eq(reason, "no GPU on this machine");
+    }
+}
+
+/* With the driver loaded the same codes are a driver problem: the runtime's words stay. */
+Test(cuda_check, a_loaded_driver_keeps_the_real_error)
+{
+    char reason[256];
+    lk_gpu_unusable_reason(cudaErrorInsufficientDriver, NULL, 1, reason, sizeof reason);
+    cr_assert_str_eq(reason, "cudaErrorInsufficientDriver: CUDA driver version is insufficient "
+                             "for CUDA runtime version");
+    lk_gpu_unusable_reason(cudaErrorNoDevice, NULL, 1, reason, sizeof reason);
+    cr_assert(contains(reason, "cudaErrorNoDevice: "), "%s", reason);
+    /* Any other failure is reported as it is, with its step, driver or not. */
+    lk_gpu_unusable_reason(cudaErrorDevicesUnavailable, "cudaSetDevice(0)", 0, reason,
+                           sizeof reason);
+    cr_assert(strncmp(reason, "cudaSetDevice(0): cudaErrorDevicesUnavailable: ", 47) == 0, "%s",
+              reason);
+    char small[4] = "xxx";
+    lk_gpu_unusable_reason(cudaErrorNoDevice, NULL, 0, small, sizeof small);
+    cr_assert_str_eq(small, "no ");
+    lk_gpu_unusable_reason(cudaErrorNoDevice, NULL, 0, NULL, 0);
 }
 
 Test(cuda_check, gpu_available_truncates_and_accepts_no_buffer)

@@ -307,19 +307,76 @@ Test(grid_io, body_written_as_rows_of_17_digits)
     free(text);
 }
 
-Test(grid_io, body_ignores_line_structure_crlf_and_tabs)
+Test(grid_io, body_ignores_blank_lines_crlf_tabs_and_spacing)
 {
     lk_error err;
     double v[6];
     const double want[6] = {1, 2, 3, 4, 5, 6};
-    const char *texts[] = {"1 2 3 4 5 6", "1\n2\n3\n4\n5\n6\n", "1\t2\t3\r\n4\t5\t6\r\n",
-                           "\r\n\r\n  1 2\r\n3 4 5\r\n\t6   \r\n\r\n", "1\v2\f3 4 5 6"};
+    const char *texts[] = {"1 2 3\n4 5 6", "1\t2\t3\r\n4\t5\t6\r\n",
+                           "\r\n\r\n  1 2 3\r\n\r\n4 5\v6   \r\n\r\n", "1\v2\f3\n4 5 6\n"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         const char *p = lk_tmp_put("b.txt", texts[i]);
         memset(v, 0, sizeof v);
         LK_ASSERT_OK(lk_read_body(p, 2, 3, v, &err), &err);
         lk_assert_grid_eq(want, v, 2, 3, texts[i]);
     }
+}
+
+/* A body of 10 rows of 12 values under a header that says nrows 12, ncols 10. */
+static const char *swapped_body(void)
+{
+    char text[512] = "";
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 12; j++)
+            snprintf(text + strlen(text), sizeof text - strlen(text), j < 11 ? "%d " : "%d\n",
+                     i + j);
+    return lk_tmp_put("swapped.txt", text);
+}
+
+/* The total count alone would accept these as a different grid, so every line is a row. */
+Test(grid_io, body_error_row_length_differs_from_ncols)
+{
+    lk_error err;
+    double v[120];
+    const char *p = swapped_body();
+    ASSERT_FAILS_AT(lk_read_body(p, 12, 10, v, &err), err, p, 1,
+                    "row 0 (from 0) has 12 values, the header says ncols = 10");
+    cr_assert_not_null(strstr(err.msg, "check that nrows and ncols are not swapped"), "%s",
+                       err.msg);
+    LK_ASSERT_OK(lk_read_body(p, 10, 12, v, &err), &err);
+
+    /* Ragged rows whose total is right: a long row, then a short one. */
+    p = lk_tmp_put("b.txt", "1 2 3\n4 5 6 7 8\n9\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 3, 3, v, &err), err, p, 2,
+                    "row 1 (from 0) has 5 values, the header says ncols = 3");
+    p = lk_tmp_put("b.txt", "1 2 3\n\n4\n5 6 7 8 9\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 3, 3, v, &err), err, p, 3,
+                    "row 1 (from 0) has 1 value, the header says ncols = 3");
+    /* The whole grid on one line, or one value per line. */
+    p = lk_tmp_put("b.txt", "1 2 3 4 5 6\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 1, "row 0 (from 0) has 6 values");
+    p = lk_tmp_put("b.txt", "1\n2\n3\n4\n5\n6\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 1, "row 0 (from 0) has 1 value,");
+    /* When the total is wrong too, the count is the error and the first bad row a hint. */
+    p = lk_tmp_put("b.txt", "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 3, 3, v, &err), err, p, 3, "extra token '10'");
+    cr_assert_not_null(strstr(err.msg, "; line 1: row 0 (from 0) has 4 values"), "%s", err.msg);
+    p = lk_tmp_put("b.txt", "1 2\n3 4 5\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2, "after 5 of 6 values");
+    cr_assert_not_null(strstr(err.msg, "; line 1: row 0 (from 0) has 2 values"), "%s", err.msg);
+}
+
+Test(grid_io, asc_error_row_length_differs_from_ncols)
+{
+    lk_error err;
+    lk_grid_header h;
+    lk_grid g = {0};
+    char text[256];
+    snprintf(text, sizeof text, "%s1 2 3\n4 5\n6\n", valid_header);
+    const char *p = lk_tmp_put("g.asc", text);
+    ASSERT_FAILS_AT(lk_read_asc(p, &h, &g, &err), err, p, 8,
+                    "row 1 (from 0) has 2 values, the header says ncols = 3");
+    cr_assert_null(g.data);
 }
 
 /* The serial reference must see exactly the doubles the course's atof() produced. */
@@ -345,7 +402,7 @@ Test(grid_io, body_values_equal_atof_on_tricky_decimals)
     char text[4096] = "";
     for (int i = 0; i < n; i++) {
         strcat(text, s[i]);
-        strcat(text, i % 5 == 4 ? "\n" : " ");
+        strcat(text, i == n - 1 ? "\n" : " ");
     }
     const char *p = lk_tmp_put("b.txt", text);
     double v[64];
@@ -380,12 +437,12 @@ Test(grid_io, body_values_equal_atof_on_random_doubles_in_many_formats)
         len += (size_t)sprintf(text + len, fmt[lk_rng_below(&r, nfmt)], x);
         text[len++] = '\0';
     }
-    /* Write the tokens separated by newlines; keep them NUL-separated in memory for atof. */
+    /* Write the tokens as 3 rows; keep them NUL-separated in memory for atof. */
     const char *p = lk_tmp_path("b.txt");
     FILE *f = fopen(p, "wb");
     cr_assert_not_null(f);
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s\n", tok[i]);
+        fprintf(f, "%s%s", tok[i], (i + 1) % (n / 3) ? " " : "\n");
     cr_assert_eq(fclose(f), 0);
     lk_error err;
     LK_ASSERT_OK(lk_read_body(p, 3, n / 3, v, &err), &err);
@@ -438,7 +495,7 @@ Test(grid_io, body_error_non_numeric_token)
                          "1d5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[64];
-        snprintf(text, sizeof text, "1 2\n3 %s 5 6\n", bad[i]);
+        snprintf(text, sizeof text, "1 2 3\n4 %s 6\n", bad[i]);
         p = lk_tmp_put("b2.txt", text);
         ASSERT_FAILS_AT(lk_read_body(p, 2, 3, v, &err), err, p, 2, "is not a number");
         cr_assert_not_null(strstr(err.msg, bad[i]), "%s", err.msg);
@@ -454,8 +511,8 @@ Test(grid_io, body_error_long_and_binary_tokens_are_quoted_safely)
     strcpy(text + 200, " 1\n");
     const char *p = lk_tmp_put("b.txt", text);
     ASSERT_FAILS_AT(lk_read_body(p, 1, 2, v, &err), err, p, 1, "...' (200 characters)");
-    p = lk_tmp_write("b2.txt", "1\n2\0003\n", 6);
-    ASSERT_FAILS_AT(lk_read_body(p, 1, 2, v, &err), err, p, 2, "found '2\\x003'");
+    p = lk_tmp_write("b2.txt", "1 2\0003\n", 6);
+    ASSERT_FAILS_AT(lk_read_body(p, 1, 2, v, &err), err, p, 1, "found '2\\x003'");
 }
 
 Test(grid_io, body_error_nan_and_infinity)
@@ -472,14 +529,14 @@ Test(grid_io, body_error_nan_and_infinity)
     const char *inf_tokens[] = {"inf", "-Infinity", "+INF"};
     for (size_t i = 0; i < 3; i++) {
         char text[64];
-        snprintf(text, sizeof text, "%s 1 2 3\n", inf_tokens[i]);
+        snprintf(text, sizeof text, "%s 1\n2 3\n", inf_tokens[i]);
         const char *p = lk_tmp_put("b.txt", text);
         ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "infinity is not allowed");
     }
-    const char *p = lk_tmp_put("b.txt", "1 2 3 1e999\n");
-    ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "out of the range of a double");
-    p = lk_tmp_put("b.txt", "1 2 3 -1.8e308\n");
-    ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 1, "out of the range of a double");
+    const char *p = lk_tmp_put("b.txt", "1 2\n3 1e999\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 2, "out of the range of a double");
+    p = lk_tmp_put("b.txt", "1 2\n3 -1.8e308\n");
+    ASSERT_FAILS_AT(lk_read_body(p, 2, 2, v, &err), err, p, 2, "out of the range of a double");
 }
 
 Test(grid_io, body_error_hex_float)
@@ -564,7 +621,8 @@ Test(grid_io, body_larger_than_read_chunk_keeps_values_and_line_numbers)
                     "found 'oops'");
     cr_assert(strncmp(err.msg + strlen(p), ":1001:5:", 8) == 0, "column 5: %s", err.msg);
 
-    /* All on one line: the column of a late token is its byte offset, across chunks. */
+    /* A 1 x (n + 1) grid on one line: the column of a late token is its byte offset, across
+       chunks. */
     f = fopen(p, "wb");
     cr_assert_not_null(f);
     for (size_t k = 0; k < n; k++)
@@ -572,7 +630,7 @@ Test(grid_io, body_larger_than_read_chunk_keeps_values_and_line_numbers)
     long col = ftell(f) + 1;
     fprintf(f, "oops");
     cr_assert_eq(fclose(f), 0);
-    ASSERT_FAILS_AT(lk_read_body(p, rows + 1, cols, got, &err), err, p, 1, "found 'oops'");
+    ASSERT_FAILS_AT(lk_read_body(p, 1, (int)n + 1, got, &err), err, p, 1, "found 'oops'");
     char where[64];
     snprintf(where, sizeof where, ":1:%ld:", col);
     cr_assert(strncmp(err.msg + strlen(p), where, strlen(where)) == 0, "column %ld: %s", col,

@@ -141,9 +141,12 @@ static void mutate(text *t, lk_rng *r)
         free(tok);
         break;
     }
-    default: /* swap a whitespace kind, or split a token with a line break */
-        insert(t, at, lk_rng_below(r, 2) ? "\r\n" : "\n", lk_rng_below(r, 2) ? 2 : 1);
+    default: { /* add spacing within a line, or a line break (which splits a row or token) */
+        static const char *const ws[] = {" ", "\t", "\n", "\r\n"};
+        const char *w = ws[lk_rng_below(r, 4)];
+        insert(t, at, w, strlen(w));
         break;
+    }
     }
 }
 
@@ -172,15 +175,21 @@ static void compile_reference(void)
 }
 
 /*
- * Reference verdict for a body text of BODY_ROWS x BODY_COLS values: 1 if it must be
- * accepted (and then the expected doubles, from atof), else 0.
+ * Reference verdict for a body text of BODY_ROWS x BODY_COLS values, each line ('\n') empty
+ * or one row of BODY_COLS values: 1 if it must be accepted (and then the expected doubles,
+ * from atof), else 0.
  */
 static int reference_body(const text *t, double *want)
 {
-    size_t i = 0, count = 0;
+    size_t i = 0, count = 0, on_line = 0;
     char tok[8192];
     while (i < t->n) {
         unsigned char c = (unsigned char)t->b[i];
+        if (c == '\n') {
+            if (on_line != 0 && on_line != BODY_COLS)
+                return 0;
+            on_line = 0;
+        }
         if (c == ' ' || (c >= '\t' && c <= '\r')) {
             i++;
             continue;
@@ -200,8 +209,9 @@ static int reference_body(const text *t, double *want)
         if (!isfinite(v))
             return 0;
         want[count++] = v;
+        on_line++;
     }
-    return count == BODY_ROWS * BODY_COLS;
+    return count == BODY_ROWS * BODY_COLS && (on_line == 0 || on_line == BODY_COLS);
 }
 
 static int check_header_parse(const char *path, const text *t)

@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <string.h>
 
 #include "labkit/sciddicat.h"
 #include "labkit/testing.h"
@@ -17,6 +18,20 @@ Test(sciddicat, spec_parses_and_rejects_malformed_specs)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cr_assert_eq(lk_sciddicat_spec_parse(bad[i], &s, &err), -1, "accepted '%s'", bad[i]);
         cr_assert(strstr(err.msg, bad[i]) || !bad[i][0], "message lacks the spec: %s", err.msg);
+    }
+}
+
+/* `--gen valley:0x5:1` once answered "give WIDTHxHEIGHT": the spec gives rows first. */
+Test(sciddicat, spec_size_errors_show_the_rows_first_form)
+{
+    lk_sciddicat_spec s;
+    lk_error err;
+    const char *bad[] = {"valley:0x5:1", "plane:5x:1", "dome:5:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(lk_sciddicat_spec_parse(bad[i], &s, &err), -1, "accepted '%s'", bad[i]);
+        cr_assert(strstr(err.msg, "is not ROWSxCOLS") && strstr(err.msg, "e.g. 610x496"),
+                  "%s", err.msg);
+        cr_assert_null(strstr(err.msg, "WIDTH"), "%s", err.msg);
     }
 }
 

@@ -34,12 +34,22 @@ static void expect_bad_spec(const char *spec, const char *phrase)
     cr_assert(strstr(err.msg, spec), "message for '%s' does not quote it: %s", spec, err.msg);
 }
 
+/* A grid size gives the rows first; WIDTHxHEIGHT (columns first) would invite a swap. */
+Test(swe_spec, size_errors_show_the_rows_first_form)
+{
+    expect_bad_spec("damrot:0x5", "size '0x5' is not ROWSxCOLS");
+    lk_swe_spec s;
+    lk_error err;
+    cr_assert_eq(lk_swe_spec_parse("bumps:3x:1", &s, &err), -1);
+    cr_assert_null(strstr(err.msg, "WIDTH"), "%s", err.msg);
+}
+
 Test(swe_spec, malformed_specs_are_explained)
 {
     expect_bad_spec("lake:10x10", "unknown kind 'lake'");
     expect_bad_spec("dam", "malformed");
-    expect_bad_spec("dam:10x", "WIDTHxHEIGHT");
-    expect_bad_spec("dam:0x10", "out of range");
+    expect_bad_spec("dam:10x", "size '10x' is not ROWSxCOLS");
+    expect_bad_spec("dam:0x10", "each between 1 and 1000000");
     expect_bad_spec("dam:10x10:3", "has no seed");
     expect_bad_spec("bumps:10x10", "needs a seed");
     expect_bad_spec("bumps:10x10:x", "seed");

@@ -47,11 +47,35 @@ int lk_cuda_fail(lk_error *err, cudaError_t code, const char *what, const char *
     } while (0)
 
 /**
- * Is a CUDA device usable? Returns 1 if so, 0 if not, with the reason in @p reason
- * (e.g. the runtime's error string when no driver or device is present). Initialises CUDA:
- * call it in the process that will use the GPU (inside a test body, never in a runner).
+ * The one reason that drivers, test skips, reports and `make doctor` give when this machine
+ * has no GPU, instead of the runtime's "CUDA driver version is insufficient", which reads as
+ * "upgrade your driver".
+ */
+#define LK_NO_GPU "no GPU on this machine"
+
+/**
+ * Is a CUDA device usable? Returns 1 if so, 0 if not, with the reason in @p reason:
+ * LK_NO_GPU when the machine has no NVIDIA driver loaded and CUDA finds no device, else the
+ * step that failed and the runtime's error (a GPU with a broken or too old driver).
+ * Initialises CUDA: call it in the process that will use the GPU (inside a test body, never
+ * in a runner).
  */
 int lk_gpu_available(char *reason, size_t reason_size);
+
+/**
+ * 1 when the NVIDIA kernel driver is loaded (its control device /dev/nvidiactl or
+ * /proc/driver/nvidia/version exists): then a CUDA failure is a driver problem, not a
+ * missing GPU.
+ */
+int lk_nvidia_driver_loaded(void);
+
+/**
+ * The reason lk_gpu_available() gives for @p code, raised by @p step (NULL for the device
+ * count), on a machine where the NVIDIA driver is loaded or not (@p driver_loaded): LK_NO_GPU
+ * for "no driver" or "no device" without a loaded driver, else "STEP: NAME: STRING".
+ */
+void lk_gpu_unusable_reason(cudaError_t code, const char *step, int driver_loaded, char *reason,
+                            size_t reason_size);
 
 /** One line describing device 0: name, compute capability, memory, driver and runtime. */
 int lk_gpu_describe(char *out, size_t out_size, lk_error *err);

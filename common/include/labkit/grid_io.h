@@ -5,7 +5,8 @@
  * Formats:
  * - the course's ESRI-ASCII convention: a header file of six `key value` pairs (`ncols`,
  *   `nrows`, `xllcorner`, `yllcorner`, `cellsize`, `NODATA_value`, any whitespace,
- *   keys case-insensitive) and body files holding only nrows*ncols values in row-major order;
+ *   keys case-insensitive) and body files holding only nrows*ncols values in row-major order,
+ *   one grid row of ncols values per line (blank lines are ignored);
  * - a standard single-file `.asc` (the same header followed by the body);
  * - the course text dump: every value printed with `%f` followed by two spaces, one grid row
  *   per line ending in `\n`, no header (its md5 is the course's correctness hash);
@@ -52,6 +53,12 @@ typedef struct lk_grid {
 
 /** Allocate a zero-filled rows x cols grid. */
 int lk_grid_alloc(lk_grid *g, int rows, int cols, lk_error *err);
+
+/**
+ * Parse a grid size written ROWSxCOLS (e.g. `610x496`, rows first, as generator specs give
+ * it), each between 1 and LK_GRID_MAX_DIM; -1 with a message that shows the form otherwise.
+ */
+int lk_parse_grid_size(const char *s, int *rows, int *cols, lk_error *err);
 /** Free the grid's data and reset it to empty (safe on an empty grid). */
 void lk_grid_free(lk_grid *g);
 
@@ -64,8 +71,9 @@ void lk_grid_free(lk_grid *g);
  */
 int lk_read_header(const char *path, lk_grid_header *hdr, lk_error *err);
 /**
- * Parse a body-only file of exactly rows*cols finite values into @p out, row-major. Values
- * are separated by any whitespace; line breaks need not match rows. On failure returns -1
+ * Parse a body-only file of exactly rows*cols finite values into @p out, row-major. Each
+ * line holds one grid row of exactly @p cols values separated by spaces or tabs (blank lines
+ * are ignored), so a header with nrows and ncols swapped is caught. On failure returns -1
  * and @p out may be partially written.
  */
 int lk_read_body(const char *path, int rows, int cols, double *out, lk_error *err);

@@ -26,12 +26,16 @@
 #error "compile tests with -DLK_TOP_DIR='\"path to the kit\"'"
 #endif
 
-/** Skip the current test, with the reason, when no CUDA device is usable. */
+/**
+ * Skip the current test, with the reason, when no CUDA device is usable: LK_NO_GPU on a
+ * machine without one, else "GPU not usable: " and the runtime's error.
+ */
 #define LK_REQUIRE_GPU()                                                                  \
     do {                                                                                  \
         char lk_reason_[256];                                                             \
         if (!lk_gpu_available(lk_reason_, sizeof lk_reason_))                             \
-            cr_skip_test("no CUDA device: %s", lk_reason_);                               \
+            cr_skip_test("%s%s", strcmp(lk_reason_, LK_NO_GPU) ? "GPU not usable: " : "", \
+                         lk_reason_);                                                     \
     } while (0)
 
 /** Fail the current test with the message of a failed kit call. */
