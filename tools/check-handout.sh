@@ -91,10 +91,15 @@ for lab_h in labs/*/lab.h; do
 done
 
 # ---- 4. runs of answer lines --------------------------------------------------------------
+# Lines the student is given are not answers: the skeleton, and the code the lab asks them
+# to port or to call (the serial programs and the kit's headers).
+given=$(mktemp "${TMPDIR:-/tmp}/lk-handout-given.XXXXXX")
+trap 'rm -f "$findings" "$given"' EXIT
 for a in "${answers[@]}"; do
     lab=$(basename "$(dirname "$a")")
-    skeleton="labs/$lab/kernels.cu"
-    [ -f "$skeleton" ] || skeleton=/dev/null
+    cat labs/*/serial.c common/include/labkit/*.h >"$given"
+    [ -f "labs/$lab/kernels.cu" ] && cat "labs/$lab/kernels.cu" >>"$given"
+    skeleton=$given
     awk -v K="$ANSWER_RUN" -v src="${a#"$kit"/}" '
         function norm(s) {
             sub(/\/\/.*$/, "", s); gsub(/[ \t\r]+/, " ", s); sub(/^ /, "", s); sub(/ $/, "", s)
