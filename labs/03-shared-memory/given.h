@@ -21,8 +21,9 @@ int lab03_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
                   int block_x, int block_y, lk_error *err);
 
 /**
- * The same run with a plain global-memory step kernel, one thread per cell, coalesced (a
- * lab 02 solution); `--variant global` selects it and `--bench` compares you with it.
+ * The same run with a plain global-memory step kernel, one thread per cell, coalesced, that
+ * reads the walls through lk_swe_cell_walled(); `--variant global` selects it and `--bench`
+ * compares you with it.
  */
 int lab03_global_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
                      int block_x, int block_y, lk_error *err);

@@ -9,6 +9,8 @@
 //  - the arithmetic is given: lk_swe_update(n, s, w, e, r) (labkit/swe.h) computes a cell
 //    from its north (i-1), south (i+1), west (j-1) and east (j+1) neighbours; your job is to
 //    read those neighbours from shared memory instead of global memory;
+//  - nobody updates the ghost layer: where the halo crosses the domain's edge, stage the
+//    wall image of the edge cell (lk_swe_cell_walled() computes it);
 //  - every thread of a block must reach __syncthreads(), and no thread may read the global
 //    arrays outside rows 0..rows+1 and columns 0..cols+1;
 //  - any grid size and any tile (block) shape must work: 1 x N strips, partial tiles at the

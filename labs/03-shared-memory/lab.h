@@ -4,14 +4,16 @@
  *
  * You write the shallow-water step kernel that stages a tile of the three fields plus a
  * one-cell halo in shared memory, and its launcher lab03_step(). The given code (given.cu) owns
- * everything else, as your lab 02 solution did: device buffers, copies, the ghost-cell
- * kernel and the time loop, which calls your launcher once per step:
+ * everything else: device buffers, copies and the time loop, which calls your launcher once
+ * per step:
  *
  * @code
- *   for each step:  ghost_cells(cur)                          wall rule (harness)
- *                   lab03_step(rows, cols, r, cur, next, ...)  your kernel
+ *   for each step:  lab03_step(rows, cols, r, cur, next, ...)  your kernel
  *                   swap(cur, next)                            (harness)
  * @endcode
+ *
+ * Nobody updates the ghost layer: where your halo crosses the domain's edge it must hold the
+ * wall image of the edge cell, as lk_swe_cell_walled() (labkit/swe.h) computes it.
  *
  * The tile is the thread block: a block of block_x x block_y threads updates a tile of
  * block_x columns by block_y rows of interior cells, starting at cell
@@ -48,8 +50,8 @@ typedef struct lab03_kernel_info {
  * ------------------------------------------------------------------------------------- */
 
 /**
- * One step with your shared-memory kernel: every interior cell of @p next from @p cur,
- * whose ghost layer the harness has already set. @p r = dt / (2 dx); the tile (block)
+ * One step with your shared-memory kernel: every interior cell of @p next from @p cur.
+ * The ghost layer of @p cur is stale (never read it): the walls come from the interior. @p r = dt / (2 dx); the tile (block)
  * shape is block_x x block_y.
  */
 int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,

@@ -1,20 +1,18 @@
 // Lab 03 solution: each block stages its tile of Z, Qx, Qy plus a one-cell halo in
 // dynamic shared memory, synchronises once, and computes its cells from the tile. The
-// arithmetic is the shared lk_swe_update(), so results equal the serial reference.
+// arithmetic is the shared lk_swe_update(), so results equal the serial reference; where
+// the halo crosses the domain's edge it holds the wall image (lk_swe_cell_walled()).
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
 #include "labkit/swe.h"
 
-// Copy cell g of the global fields to position t of the three tiles.
-__device__ static inline void stage(double *sZ, double *sQx, double *sQy, int t,
-                                    const double *__restrict__ Z,
-                                    const double *__restrict__ Qx,
-                                    const double *__restrict__ Qy, size_t g)
+// Put state q at position t of the three tiles.
+__device__ static inline void stage(double *sZ, double *sQx, double *sQy, int t, lk_swe_q q)
 {
-    sZ[t] = Z[g];
-    sQx[t] = Qx[g];
-    sQy[t] = Qy[g];
+    sZ[t] = q.z;
+    sQx[t] = q.qx;
+    sQy[t] = q.qy;
 }
 
 __global__ void lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
@@ -31,19 +29,18 @@ __global__ void lf_step_shared(int rows, int cols, double r, const double *__res
     const int t = ty * pitch + tx;
     const bool inside = i <= rows && j <= cols;
     if (inside) {
-        const size_t g = lk_swe_at(i, j, width);
-        stage(sZ, sQx, sQy, t, Z, Qx, Qy, g);
+        stage(sZ, sQx, sQy, t, lk_swe_load(Z, Qx, Qy, lk_swe_at(i, j, width)));
         // The halo: the neighbour across each edge of the tile. In a partial tile the last
-        // row (column) inside the grid is an edge too. Neighbours of interior cells are at
-        // most the ghost layer, so no load leaves the arrays.
+        // row (column) inside the grid is an edge too. Across the domain's edge the
+        // neighbour is the wall image of the cell; the ghost layer is never read.
         if (ty == 1)
-            stage(sZ, sQx, sQy, t - pitch, Z, Qx, Qy, g - width);
+            stage(sZ, sQx, sQy, t - pitch, lk_swe_cell_walled(i - 1, j, rows, cols, Z, Qx, Qy));
         if (ty == (int)blockDim.y || i == rows)
-            stage(sZ, sQx, sQy, t + pitch, Z, Qx, Qy, g + width);
+            stage(sZ, sQx, sQy, t + pitch, lk_swe_cell_walled(i + 1, j, rows, cols, Z, Qx, Qy));
         if (tx == 1)
-            stage(sZ, sQx, sQy, t - 1, Z, Qx, Qy, g - 1);
+            stage(sZ, sQx, sQy, t - 1, lk_swe_cell_walled(i, j - 1, rows, cols, Z, Qx, Qy));
         if (tx == (int)blockDim.x || j == cols)
-            stage(sZ, sQx, sQy, t + 1, Z, Qx, Qy, g + 1);
+            stage(sZ, sQx, sQy, t + 1, lk_swe_cell_walled(i, j + 1, rows, cols, Z, Qx, Qy));
     }
     __syncthreads();
     if (inside) {

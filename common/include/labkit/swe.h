@@ -217,6 +217,27 @@ LK_HD static inline void lk_swe_ghost_row_ends(int i, int cols, int width, doubl
                  lk_swe_wall_y(lk_swe_load(Z, Qx, Qy, lk_swe_at(i, cols, width))));
 }
 
+/**
+ * Cell (i, j) of a state, 0 <= i <= rows + 1 and 0 <= j <= cols + 1 (not a corner), with the
+ * ghost cells computed from the interior by the wall rule instead of read: what the ghost
+ * layer holds once lk_swe_ghost_*_ends() have run, for code that never updates it.
+ */
+LK_HD static inline lk_swe_q lk_swe_cell_walled(int i, int j, int rows, int cols,
+                                               const double *Z, const double *Qx,
+                                               const double *Qy)
+{
+    const int width = cols + 2;
+    if (i == 0)
+        return lk_swe_wall_x(lk_swe_load(Z, Qx, Qy, lk_swe_at(1, j, width)));
+    if (i == rows + 1)
+        return lk_swe_wall_x(lk_swe_load(Z, Qx, Qy, lk_swe_at(rows, j, width)));
+    if (j == 0)
+        return lk_swe_wall_y(lk_swe_load(Z, Qx, Qy, lk_swe_at(i, 1, width)));
+    if (j == cols + 1)
+        return lk_swe_wall_y(lk_swe_load(Z, Qx, Qy, lk_swe_at(i, cols, width)));
+    return lk_swe_load(Z, Qx, Qy, lk_swe_at(i, j, width));
+}
+
 /** A shallow-water problem: grid, time step and initial state (host memory, owned). */
 typedef struct lk_swe {
     int rows;        /**< Interior cells along x = i. */

@@ -79,8 +79,9 @@ Test(gpu, rotated_dam_break_256x256_manifest_hash)
     check_dataset("swe-dam-rot-256", -1, 64, 4, 1);
 }
 
-/* The ghost layer of the input holds garbage: the harness sets it, your kernel reads it. */
-Test(gpu, ghost_cells_come_from_the_harness)
+/* Nobody maintains the ghost layer: a kernel that reads it instead of the wall image of the
+   edge cell reads NaN here. */
+Test(gpu, ghost_layer_is_never_read)
 {
     LK_REQUIRE_GPU();
     lk_swe sim;

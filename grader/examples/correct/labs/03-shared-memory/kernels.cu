@@ -1,7 +1,8 @@
 // Example submission "correct", lab 03: the lab done right, in its own way. The tile is a
 // small struct of three shared arrays with a pitch; each thread stages its own cell and,
 // on an edge of the tile (or on the last row/column of the grid in a partial tile), the cell
-// across that edge; one barrier; then the update reads its four neighbours from the tile.
+// across that edge, mirrored at the domain's walls; one barrier; then the update reads its
+// four neighbours from the tile.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
@@ -20,6 +21,18 @@ __device__ static inline void copy_in(shared_tile t, int at, const double *__res
     t.z[at] = Z[from];
     t.qx[at] = Qx[from];
     t.qy[at] = Qy[from];
+}
+
+// Across the domain's edge the neighbour is the wall image of the edge cell g itself: its
+// momentum normal to the wall reversed (x for the north/south walls, y for west/east).
+__device__ static inline void copy_mirror(shared_tile t, int at, const double *__restrict__ Z,
+                                          const double *__restrict__ Qx,
+                                          const double *__restrict__ Qy, size_t g,
+                                          bool north_south)
+{
+    t.z[at] = Z[g];
+    t.qx[at] = north_south ? -Qx[g] : Qx[g];
+    t.qy[at] = north_south ? Qy[g] : -Qy[g];
 }
 
 __device__ static inline lk_swe_q tile_cell(shared_tile t, int at)
@@ -53,20 +66,36 @@ __global__ void lf_step_shared(int rows, int cols, double r, const double *__res
         // (1b) my own cell
         copy_in(t, me, Z, Qx, Qy, g);
         // (1c) the halo across each edge I sit on. The last row/column of the grid is an
-        // edge too when the tile sticks out past it. Neighbours of an interior cell are at
-        // worst ghost cells, so every load stays inside the arrays; corners are skipped.
+        // edge too when the tile sticks out past it. At the domain's edge the halo is the
+        // mirror of my own cell (the ghost layer is stale); corners are skipped.
         const bool north_edge = threadIdx.y == 0;
         const bool south_edge = (int)threadIdx.y == by - 1 || i == rows;
         const bool west_edge = threadIdx.x == 0;
         const bool east_edge = (int)threadIdx.x == bx - 1 || j == cols;
-        if (north_edge)
-            copy_in(t, me - t.pitch, Z, Qx, Qy, g - width);
-        if (south_edge)
-            copy_in(t, me + t.pitch, Z, Qx, Qy, g + width);
-        if (west_edge)
-            copy_in(t, me - 1, Z, Qx, Qy, g - 1);
-        if (east_edge)
-            copy_in(t, me + 1, Z, Qx, Qy, g + 1);
+        if (north_edge) {
+            if (i == 1)
+                copy_mirror(t, me - t.pitch, Z, Qx, Qy, g, true);
+            else
+                copy_in(t, me - t.pitch, Z, Qx, Qy, g - width);
+        }
+        if (south_edge) {
+            if (i == rows)
+                copy_mirror(t, me + t.pitch, Z, Qx, Qy, g, true);
+            else
+                copy_in(t, me + t.pitch, Z, Qx, Qy, g + width);
+        }
+        if (west_edge) {
+            if (j == 1)
+                copy_mirror(t, me - 1, Z, Qx, Qy, g, false);
+            else
+                copy_in(t, me - 1, Z, Qx, Qy, g - 1);
+        }
+        if (east_edge) {
+            if (j == cols)
+                copy_mirror(t, me + 1, Z, Qx, Qy, g, false);
+            else
+                copy_in(t, me + 1, Z, Qx, Qy, g + 1);
+        }
     }
 
     // (1d) every thread of the block gets here, with or without a cell
