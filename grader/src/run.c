@@ -76,9 +76,9 @@ static gr_json *read_result(const char *path, char *why, size_t size)
         return NULL;
     }
     gr_json *j = gr_json_parse(text, "result line", &e);
-    if (!j || j->kind != GR_JSON_OBJECT)
+    if (!cJSON_IsObject(j))
         snprintf(why, size, "unreadable result line: %.400s", j ? "not an object" : e.msg);
-    if (j && j->kind != GR_JSON_OBJECT) {
+    if (j && !cJSON_IsObject(j)) {
         gr_json_free(j);
         j = NULL;
     }

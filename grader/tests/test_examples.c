@@ -92,7 +92,7 @@ static row *find_row(row *rows, int n, const char *name, const char *lab)
 static void check_score(const char *name, const char *want, const gr_json *lab)
 {
     const gr_json *decided = gr_json_get(lab, "decided");
-    int is_decided = decided && decided->kind == GR_JSON_BOOL && decided->number != 0;
+    int is_decided = cJSON_IsTrue(decided);
     double score = gr_json_num(lab, "score", -1);
     if (strcmp(want, "-") == 0) {
         cr_expect(!is_decided, "%s: documented without a final score, got %.2f", name, score);
