@@ -32,7 +32,12 @@ typedef struct gr_lab_ctx {
     int baseline_steps;       /**< Steps it was timed on. */
     int baseline_extrapolated; /**< baseline_ms scaled up from baseline_steps. */
     char *baseline_error;     /**< Why timing it failed. */
-    char *sol_bin;            /**< The solution's output on the performance dataset. */
+    int zero_state;           /**< The trusted 0-step call: 0 not timed yet, 1 done, -1 failed. */
+    double zero_ms;           /**< Its time, which the rounds subtract (upload, download). */
+    char *zero_error;         /**< Why timing it failed. */
+    char **perf_refs;         /**< The solution's output on each performance instance (NULL
+                                   until a round made it). */
+    int nperf_refs;           /**< Their number. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
     double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
                                    0: it reports none). */
@@ -76,7 +81,7 @@ void gr_result_key(const gr_session *s, const gr_lab_ctx *lc, const char *files_
 int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err);
 
 /**
- * The GPU stages of one lab (run.c): correctness on every dataset against the serial
+ * The GPU stages of one lab (run.c, with correctness.c and timing.c): correctness on every dataset against the serial
  * reference, then, when all pass, the A/B performance rounds against the solution. Sets the
  * lab's checks, points and outcome. -1 only on grader errors.
  */

@@ -806,7 +806,10 @@ int main(int argc, char **argv)
         free(s.labs[i].ref_error);
         free(s.labs[i].serial_error);
         free(s.labs[i].baseline_error);
-        free(s.labs[i].sol_bin);
+        free(s.labs[i].zero_error);
+        for (int k = 0; k < s.labs[i].nperf_refs; k++)
+            free(s.labs[i].perf_refs[k]);
+        free(s.labs[i].perf_refs);
     }
     free(s.labs);
     free(s.graded);

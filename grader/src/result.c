@@ -46,6 +46,7 @@ void gr_lab_free(gr_lab_result *r)
     free(r->graded_at);
     free(r->seed);
     free(r->perf.dataset);
+    free(r->perf.timed);
     free(r->perf.baseline);
     free(r->perf.student_ms);
     free(r->perf.solution_ms);
@@ -182,6 +183,8 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
         fprintf(f, ",\"implausible\":%s", p->implausible ? "true" : "false");
         key_number(f, "plausible_bound_ms", p->bound_ms);
         key_number(f, "copy_GBps", p->copy_GBps);
+        key_number(f, "overhead_ms", p->overhead_ms);
+        key_string(f, "timed", p->timed, 1);
         fputs(",\"baseline\":", f);
         lk_json_string(f, p->baseline);
         if (p->baseline) {
@@ -269,6 +272,8 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
         perf->implausible = gr_json_true(p, "implausible");
         perf->bound_ms = gr_json_num(p, "plausible_bound_ms", 0);
         perf->copy_GBps = gr_json_num(p, "copy_GBps", 0);
+        perf->overhead_ms = gr_json_num(p, "overhead_ms", 0);
+        perf->timed = dup_or_null(gr_json_str(p, "timed"));
         perf->baseline = dup_or_null(gr_json_str(p, "baseline"));
         if (perf->baseline) {
             perf->baseline_ms = gr_json_num(p, "baseline_ms", 0);

@@ -62,13 +62,21 @@ static const struct {
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
              "nanosleep(&ts, NULL); }"},
     {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
-    /* Right, but 2 s per run on the performance grid: past a 6 s limit with 1 + 3 runs. */
-    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {2, 0}; "
+    /* Right, but 8 s per call on the performance grid: past a 6 s limit. */
+    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {8, 0}; "
                  "nanosleep(&ts, NULL); }"},
+    /* On the performance grid, the output of the published instance (valley:160x160:3),
+       whatever the input: an answer recorded in advance and replayed. */
+    {"replay", "if ((size_t)rows * cols > 10000) { lk_sciddicat_spec sp; lk_sciddicat sim; "
+               "if (lk_sciddicat_spec_parse(\"valley:160x160:3\", &sp, err) != 0 || "
+               "lk_sciddicat_load_generated(&sp, &sim, err) != 0) return -1; "
+               "int rc = lk_sciddicat_serial(&sim, steps, h_out, NULL, err); "
+               "lk_sciddicat_free(&sim); return rc; }"},
 };
 
 /* The class of the first test: every kind of failure. */
-static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood", NULL};
+static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood",
+                                       "replay", NULL};
 
 /* The stand-in kit and a class of the stand-in students named in @p names (the solution is
    "good"); returns the kit folder. */
@@ -217,7 +225,27 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_null(check_with(lab, GR_FAIL), "a check of a correct lab failed");
     cr_assert(strstr(text, "hidden valley:13x11:779 (30 steps)"),
               "dataset i (public ones first) gets seed + i: %s", text);
-    cr_assert(strstr(text, "identical to the solution's output"), "performance output checked");
+    cr_assert(strstr(text, "identical to the solution's output in each of the 3 rounds (a fresh "
+                           "instance each)"), "performance output checked: %s", text);
+    cr_assert(strstr(text, "valley:160x160:1777 to valley:160x160:1779"),
+              "round i runs the instance with seed + 1000 + i: %s", text);
+    cr_assert(strstr(text, "the only call of a fresh process (--once)"), "%s", text);
+    cr_assert(gr_json_num(perf, "overhead_ms", -1) >= 0, "%s", text);
+    gr_json_free(j);
+    free(text);
+    char *perf_dir = gr_strf("%s/work/students/good/01-fake/run/perf-0", out);
+    cr_assert(!gr_exists(perf_dir), "a timed call's folder outlives it: %s", perf_dir);
+    free(perf_dir);
+
+    /* Replaying the published instance's output no longer fools the timed rounds. */
+    j = lab_of(out, "replay", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 0);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "performance dataset: round 1, "
+                                                  "valley:160x160:1777: ") &&
+              strstr(gr_json_str(lab, "summary"), "cells differ"), "%s",
+              gr_json_str(lab, "summary"));
     gr_json_free(j);
     free(text);
 
@@ -424,7 +452,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_ERROR, "%s", gr_json_str(lab, "summary"));
     const char *summary = gr_json_str(lab, "summary");
     cr_assert(strstr(summary, "not graded, the kit failed: timing the given version "
-                              "(--variant nosuch) on valley:160x160:3 (0 steps) failed: ") &&
+                              "(--variant nosuch) on valley:160x160:1005 (0 steps) failed: ") &&
               strstr(summary, "unknown variant"), "%s", summary);
     gr_json_free(j);
     free(text);
@@ -470,8 +498,8 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     cr_assert_eq(gr_json_num(lab, "max", -1), 100);
     cr_assert_str_eq(gr_json_str(lab, "summary"),
                      "correct on all 4 checked datasets (the performance dataset's output was "
-                     "not checked: too slow); slower than the 6 s time limit for 40 steps x 3 "
-                     "repeats: no performance points");
+                     "not checked: too slow); slower than the 6 s time limit for one call of 40 "
+                     "steps: no performance points");
     const gr_json *output = check_named(lab, "performance dataset valley:160x160:3 (40 steps): "
                                              "output");
     cr_assert_not_null(output, "%s", text);
@@ -481,8 +509,8 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     const gr_json *perf = check_named(lab, "performance valley:160x160:3 (40 steps)");
     cr_assert_not_null(perf, "%s", text);
     cr_assert_str_eq(gr_json_str(perf, "status"), GR_FAIL);
-    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for 40 steps x "
-                                                  "3 repeats: no performance points");
+    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for one call "
+                                                  "of 40 steps: no performance points");
     cr_assert(strstr(gr_json_str(perf, "detail"), "6 s time limit"), "%s",
               gr_json_str(perf, "detail"));
     int failed = 0;
