@@ -127,12 +127,11 @@ static void probe_gpu(int drop, gr_env *env)
         env->gpu_ok = 1;
         set_text(env->gpu, sizeof env->gpu, msg + 1);
     } else if (len > 0) {
-        char *why = gr_strf("no CUDA device: %s", msg + 1);
-        set_text(env->gpu_reason, sizeof env->gpu_reason, why);
-        free(why);
+        /* The kit's own reason, e.g. "no GPU on this machine", as it is. */
+        set_text(env->gpu_reason, sizeof env->gpu_reason, msg + 1);
     } else {
         snprintf(env->gpu_reason, sizeof env->gpu_reason,
-                 "no CUDA device: the probe gave no answer (as uid %d)",
+                 "the GPU probe gave no answer (as uid %d): is the NVIDIA driver wedged?",
                  drop && geteuid() == 0 ? GR_UNPRIVILEGED_ID : (int)getuid());
     }
 }

@@ -606,6 +606,15 @@ int main(int argc, char **argv)
     if (!s.self) {
         const char *given = o.submissions;
         char *dflt = gr_strf("%s/grader/examples", s.kit);
+        if (!given && !gr_is_dir(dflt)) {
+            /* A student distribution ships without the example submissions. */
+            fprintf(stderr, "labkit-grade: %s: no example submissions in this kit (a student "
+                            "distribution has none): grade a class with --submissions DIR "
+                            "(one folder per student), or your own files with --submissions "
+                            "self (make grade SUBMISSIONS=self)\n", dflt);
+            free(dflt);
+            return EXIT_USAGE;
+        }
         if (!realpath(given ? given : dflt, real)) {
             fprintf(stderr, "labkit-grade: %s: cannot open the submissions folder: %s: give one "
                             "folder per student with --submissions DIR (or `self`)\n",

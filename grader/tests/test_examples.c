@@ -227,8 +227,14 @@ Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
         cr_expect(rows[i].seen, "the README's table documents %s, lab %s, but the grader "
                   "graded no lab %s-...", rows[i].name, rows[i].lab, rows[i].lab);
     cr_expect_eq(status, gpu ? 0 : 4, "exit status %d\n%s", status, console);
-    if (!gpu)
+    if (!gpu) {
         cr_expect(strstr(console, "GPU STAGES NOT RUN"), "no loud line about the GPU stages");
+        /* The kit's reason, once: "GPU: no GPU on this machine", not "no CUDA device: no...". */
+        cr_expect(strstr(console, "GPU: no GPU on this machine") ||
+                      strstr(console, "GPU: GPU stages disabled (--no-gpu)"),
+                  "the reason is not the kit's: %s", console);
+        cr_expect(!strstr(console, "no CUDA device"), "%s", console);
+    }
 
     /* One gradebook line per student (example), plus the header. */
     char *gb_path = gr_strf("%s/gradebook.csv", out);
@@ -245,6 +251,30 @@ Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
     free(gb);
     free(gb_path);
     free(console);
+    free(out);
+    free(log);
+    gr_test_cleanup(dir);
+}
+
+/* A student distribution has no grader/examples: the default class is missing, and the
+   grader says what to grade instead. */
+Test(examples, a_kit_without_examples_says_what_to_grade_instead)
+{
+    char *dir = gr_test_dir();
+    char *kit = gr_strf("%s/kit", dir), *out = gr_strf("%s/out", dir);
+    char *log = gr_strf("%s/grade.log", dir);
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(kit, 0755, &err), &err);
+    const char *args[] = {"--kit", kit, "--out", out, NULL};
+    int status = gr_test_run_grader(args, log);
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "/grader/examples: no example submissions in this kit") &&
+                  strstr(console, "--submissions DIR") && strstr(console, "--submissions self"),
+              "%s", console);
+    free(console);
+    free(kit);
     free(out);
     free(log);
     gr_test_cleanup(dir);

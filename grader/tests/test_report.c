@@ -145,7 +145,7 @@ static gr_env test_env(void)
     memset(&e, 0, sizeof e);
     snprintf(e.host, sizeof e.host, "host");
     snprintf(e.date, sizeof e.date, "2025-01-01T00:00:00Z");
-    snprintf(e.gpu_reason, sizeof e.gpu_reason, "no CUDA device: none | here");
+    snprintf(e.gpu_reason, sizeof e.gpu_reason, "no GPU on this machine | here");
     snprintf(e.cuda, sizeof e.cuda, "release 12.4");
     snprintf(e.kit_version, sizeof e.kit_version, "v1");
     return e;
