@@ -194,8 +194,8 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
         char reason[1024];
         gr_buf detail = {0};
         if (gr_prepare_dir(s, refdir, err) != 0 ||
-            gr_run_driver(s, refdrv, refdir, args, fmax(lab->limit_run, lab->limit_perf), 1LL << 32,
-                          key, &dr, err) != 0) {
+            gr_run_driver(s, refdrv, refdir, args, gr_reference_ranks(lab),
+                          fmax(lab->limit_run, lab->limit_perf), 1LL << 32, key, &dr, err) != 0) {
             free(refdir);
             free(tmp_bin);
             goto done;
@@ -269,19 +269,19 @@ void gr_dataset_args(const gr_session *s, const gr_lab_ctx *lc, int i, const cha
 
 /* Run the student's driver on one dataset and judge its output. 1 pass, 0 fail, -1 error. */
 int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
-                         const char *name, const char *flag, const char *spec, int steps,
-                         const gr_ref_output *ref, int idx, gr_lab_result *r, int *hung,
-                         lk_error *err)
+                     const char *name, const char *flag, const char *spec, int steps,
+                     int ranks, const gr_ref_output *ref, int idx, gr_lab_result *r, int *hung,
+                     lk_error *err)
 {
     char *rundir = gr_strf("%s/run", work);
-    char *bin = gr_strf("%s/d%d.bin", rundir, idx);
-    char *tag = gr_strf("d%d", idx);
+    char *tag = ranks > 0 ? gr_strf("d%d-np%d", idx, ranks) : gr_strf("d%d", idx);
+    char *bin = gr_strf("%s/%s.bin", rundir, tag);
     char *src_prefix = gr_strf("%s/src/", work);
     char steps_s[16];
     snprintf(steps_s, sizeof steps_s, "%d", steps);
     const char *args[] = {"--gpu", flag, spec, "--steps", steps_s, "--bin", bin, NULL};
     gr_driver_run dr;
-    int rc = gr_run_driver(s, driver, rundir, args, lc->rub->limit_run,
+    int rc = gr_run_driver(s, driver, rundir, args, ranks, lc->rub->limit_run,
                            (long long)ref->rows * ref->cols * 8, tag, &dr, err);
     if (rc == 0) {
         char reason[1024];

@@ -23,12 +23,20 @@ typedef struct gr_driver_run {
 /**
  * Run @p driver with @p args (NULL-terminated) plus `--result-fd N` in the sandbox, in the
  * folder @p cwd (the only one it may write), killed after @p wall seconds; @p bin_bytes is
- * the size of the output file it may write. @p tag names its stdout/stderr files. 0 when it
- * ran (whatever it did: see @p dr), -1 on grader errors.
+ * the size of the output file it may write. @p ranks > 0 starts it with `mpirun -np RANKS`
+ * (the rubric's `launcher mpirun`), and the result line is rank 0's. @p tag names its
+ * stdout/stderr files. 0 when it ran (whatever it did: see @p dr), -1 on grader errors.
  */
 int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char *const *args,
-                  double wall, long long bin_bytes, const char *tag, gr_driver_run *dr,
-                  lk_error *err);
+                  int ranks, double wall, long long bin_bytes, const char *tag,
+                  gr_driver_run *dr, lk_error *err);
+
+/** The process count of the lab's trusted runs (serial reference): 1 under a launcher, else
+    0 (started directly). */
+int gr_reference_ranks(const gr_lab_rubric *lab);
+
+/** The process count the performance rounds use: the last of `ranks`, else 0. */
+int gr_performance_ranks(const gr_lab_rubric *lab);
 
 /** Free a run's contents. */
 void gr_driver_run_free(gr_driver_run *dr);

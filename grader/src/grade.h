@@ -7,6 +7,7 @@
 #define GRADER_GRADE_H
 
 #include "build.h"
+#include "integrity.h"
 #include "env.h"
 #include "labkit/manifest.h"
 #include "result.h"
@@ -47,6 +48,10 @@ typedef struct gr_lab_ctx {
 typedef struct gr_session {
     char *kit;             /**< Absolute path of the pristine kit. */
     char *out;             /**< Absolute report folder. */
+    int out_lock;          /**< Its lock (OUT/.grader.lock), held for the session. */
+    char *subs;            /**< Absolute submissions folder (NULL when self-grading). */
+    char *rubric_path;     /**< The rubric file. */
+    char *lib;             /**< The kit library students link. */
     char *manifest_path;   /**< datasets/MANIFEST. */
     gr_rubric rubric;      /**< The rubric. */
     gr_kit kitinfo;        /**< Build-stage knowledge of the kit. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "stages.h"
 
 /* A lab the grader could not grade because of the kit (not the student): undecided. */
@@ -45,6 +46,8 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     }
     free(r->seed);
     r->seed = gr_strf("%llu", s->seed);
+    /* Under a launcher every dataset is checked at each process count of `ranks`. */
+    const int counts = lab->launcher != GR_LAUNCHER_NONE && lab->nranks > 0 ? lab->nranks : 1;
     int passed = 0, failed_first = -1, hung = 0;
     char first_fail[1200] = "";
     for (int i = 0; i < lab->ndatasets && !problem && rc == 0; i++) {
@@ -52,24 +55,29 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
         char spec[192];
         int steps;
         gr_dataset_args(s, lc, i, &flag, spec, &steps);
-        char *name = gr_strf("%s %s (%d steps)", lab->datasets[i].hidden ? "hidden" : "public",
-                             spec, steps);
-        if (hung) {
-            gr_lab_add(r, "correctness", name, GR_FAIL,
-                       "not run: an earlier run hung, later ones would too", NULL);
-            free(name);
-            continue;
-        }
-        gr_ref_output ref;
+        gr_ref_output ref = {0};
         char why[1400] = "";
-        int got = gr_reference_output(s, lc, refdrv, flag, spec, steps, &ref, why, sizeof why, err);
+        int got = hung ? 1 : gr_reference_output(s, lc, refdrv, flag, spec, steps, &ref, why,
+                                                 sizeof why, err);
         if (got < 0)
             rc = -1;
         else if (got == 0)
             problem = gr_xstrdup(why);
-        else {
-            int ok = gr_check_dataset(s, lc, work, driver, name, flag, spec, steps, &ref, i, r,
-                                   &hung, err);
+        for (int k = 0; k < counts && got == 1 && rc == 0; k++) {
+            int ranks = lab->launcher != GR_LAUNCHER_NONE ? lab->ranks[k] : 0;
+            char *name = ranks > 0 ? gr_strf("%s %s (%d steps), %d rank%s",
+                                             lab->datasets[i].hidden ? "hidden" : "public",
+                                             spec, steps, ranks, ranks == 1 ? "" : "s")
+                                   : gr_strf("%s %s (%d steps)",
+                                             lab->datasets[i].hidden ? "hidden" : "public",
+                                             spec, steps);
+            int ok = 0;
+            if (hung)
+                gr_lab_add(r, "correctness", name, GR_FAIL,
+                           "not run: an earlier run hung, later ones would too", NULL);
+            else
+                ok = gr_check_dataset(s, lc, work, driver, name, flag, spec, steps, ranks, &ref,
+                                      i, r, &hung, err);
             if (ok < 0)
                 rc = -1;
             passed += ok == 1;
@@ -78,13 +86,14 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
                 snprintf(first_fail, sizeof first_fail, "%s: %s", name,
                          r->checks[r->nchecks - 1].reason);
             }
+            free(name);
         }
         free(ref.bin);
-        free(name);
     }
-    int total = lab->ndatasets + (lc->have_solution ? 1 : 0), too_slow = 0, unchecked = 0;
+    int total = lab->ndatasets * counts + (lc->have_solution ? 1 : 0), too_slow = 0,
+        unchecked = 0;
     if (rc == 0 && !problem) {
-        if (passed == lab->ndatasets) {
+        if (passed == lab->ndatasets * counts) {
             rc = gr_time_references(s, lc, refdrv, &problem, err);
             int output_ok = -1;
             if (rc == 0 && !problem)

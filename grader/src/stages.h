@@ -37,11 +37,12 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
                         const char *spec, int steps, gr_ref_output *ref, char *problem,
                         size_t psize, lk_error *err);
 
-/** Run the student's driver on dataset @p idx and judge its output (adds a check to @p r).
-    1 pass, 0 fail (*hung when it hit the time limit), -1 grader error. */
+/** Run the student's driver on dataset @p idx (with @p ranks processes under the lab's
+    launcher, 0: directly) and judge its output (adds the check @p name to @p r). 1 pass,
+    0 fail (*hung when it hit the time limit), -1 grader error. */
 int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
                      const char *name, const char *flag, const char *spec, int steps,
-                     const gr_ref_output *ref, int idx, gr_lab_result *r, int *hung,
+                     int ranks, const gr_ref_output *ref, int idx, gr_lab_result *r, int *hung,
                      lk_error *err);
 
 /**

@@ -57,15 +57,17 @@ static int trusted_run(gr_session *s, gr_lab_ctx *lc, const char *refdrv,
     snprintf(tag, sizeof tag, "trusted-%s-%d", mode[0] + 2, steps);
     char *dir = gr_strf("%s/perf", lc->kit_work);
     gr_driver_run dr;
+    const int serial = strcmp(mode[0], "--serial") == 0;
     int rc = gr_prepare_dir(s, dir, err);
     if (rc == 0)
-        rc = gr_run_driver(s, refdrv, dir, args, lc->rub->limit_perf, 0, tag, &dr, err);
+        rc = gr_run_driver(s, refdrv, dir, args,
+                           serial ? gr_reference_ranks(lc->rub) : gr_performance_ranks(lc->rub),
+                           lc->rub->limit_perf, 0, tag, &dr, err);
     free(dir);
     if (rc != 0)
         return -1;
     char reason[1024];
     gr_buf detail = {0};
-    int serial = strcmp(mode[0], "--serial") == 0;
     int failed = gr_run_failed(&dr, NULL, reason, sizeof reason, &detail);
     if (!failed) {
         const gr_json *part = gr_json_get(dr.res, serial ? "serial" : "gpu");
@@ -192,7 +194,7 @@ static int timed_call(gr_session *s, const gr_lab_ctx *lc, const char *driver, c
     const char *args[] = {"--gpu", "--once", "--gen", spec, "--steps", steps_s,
                           bin ? "--bin" : NULL, bin, NULL};
     gr_driver_run dr;
-    if (gr_run_driver(s, driver, dir, args, lc->rub->limit_perf,
+    if (gr_run_driver(s, driver, dir, args, gr_performance_ranks(lc->rub), lc->rub->limit_perf,
                       (long long)lc->perf_rows * lc->perf_cols * 8, tag, &dr, err) != 0)
         return -1;
     int rc = 1;

@@ -144,6 +144,28 @@ static void check_undocumented(const char *name, const char *labname, const gr_j
     check_score(label, "0", lab);
 }
 
+/* The first file called @p name under @p dir, outside run folders (malloc'd), or NULL. */
+static char *find_named(const char *dir, const char *name)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *found = NULL;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = gr_strf("%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, name) == 0)
+            found = gr_xstrdup(p);
+        else if (gr_is_dir(p) && strcmp(e->d_name, "run") != 0)
+            found = find_named(p, name);
+        free(p);
+    }
+    closedir(d);
+    return found;
+}
+
 Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
 {
     static row rows[256];
@@ -235,6 +257,18 @@ Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
                   "the reason is not the kit's: %s", console);
         cr_expect(!strstr(console, "no CUDA device"), "%s", console);
     }
+
+    /* symbol-lookup plants this file wherever it can: nothing may remain outside its run
+       folders (which the grader deletes or keeps under OUT/work/.../run). */
+    static const char planted[] = "labkit-escape-symbol-lookup.txt";
+    char *in_kit = gr_strf("%s/%s", LK_TOP_DIR, planted), *in_tmp = gr_strf("/tmp/%s", planted);
+    cr_expect(!gr_exists(in_kit), "a student run wrote into the kit: %s", in_kit);
+    cr_expect(!gr_exists(in_tmp), "a student run wrote into the machine's /tmp: %s", in_tmp);
+    char *found = find_named(out, planted);
+    cr_expect_null(found, "a student run wrote outside its run folder: %s", found);
+    free(found);
+    free(in_kit);
+    free(in_tmp);
 
     /* One gradebook line per student (example), plus the header. */
     char *gb_path = gr_strf("%s/gradebook.csv", out);

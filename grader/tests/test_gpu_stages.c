@@ -65,6 +65,11 @@ static const struct {
     /* Right, but 8 s per call on the performance grid: past a 6 s limit. */
     {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {8, 0}; "
                  "nanosleep(&ts, NULL); }"},
+    /* Under mpirun: the process of rank 1 crashes, or hangs; rank 0 is right. */
+    {"rank-crash", "{ const char *rank = getenv(\"OMPI_COMM_WORLD_RANK\"); if (rank && "
+                   "strcmp(rank, \"1\") == 0) { volatile char *p = NULL; *p = 1; } }"},
+    {"rank-hang", "{ const char *rank = getenv(\"OMPI_COMM_WORLD_RANK\"); if (rank && "
+                  "strcmp(rank, \"1\") == 0) for (;;) { } }"},
     /* On the performance grid, the output of the published instance (valley:160x160:3),
        whatever the input: an answer recorded in advance and replayed. */
     {"replay", "if ((size_t)rows * cols > 10000) { lk_sciddicat_spec sp; lk_sciddicat sim; "
@@ -225,10 +230,14 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_null(check_with(lab, GR_FAIL), "a check of a correct lab failed");
     cr_assert(strstr(text, "hidden valley:13x11:779 (30 steps)"),
               "dataset i (public ones first) gets seed + i: %s", text);
-    cr_assert(strstr(text, "identical to the solution's output in each of the 3 rounds (a fresh "
-                           "instance each)"), "performance output checked: %s", text);
-    cr_assert(strstr(text, "valley:160x160:1777 to valley:160x160:1779"),
-              "round i runs the instance with seed + 1000 + i: %s", text);
+    char *checked = gr_strf("identical to the solution's output in each of the %d rounds (a "
+                            "fresh instance each)", (int)gr_json_num(perf, "rounds", 0));
+    cr_assert(strstr(text, checked), "performance output checked: %s", text);
+    free(checked);
+    char *seeds = gr_strf("(valley:160x160:1777 to valley:160x160:%d)",
+                          1776 + (int)gr_json_num(perf, "rounds", 0));
+    cr_assert(strstr(text, seeds), "round i runs the instance with seed + 1000 + i: %s", text);
+    free(seeds);
     cr_assert(strstr(text, "the only call of a fresh process (--once)"), "%s", text);
     cr_assert(gr_json_num(perf, "overhead_ms", -1) >= 0, "%s", text);
     gr_json_free(j);
@@ -587,6 +596,65 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     free(sol);
     free(slow);
     free(tmpl);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fails_only_it)
+{
+    static const char *const names[] = {"good", "rank-crash", "rank-hang", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "    rounds", "    launcher mpirun\n    ranks 1 2\n    rounds");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "a failing rank is the student's failure, not the grader's: exit "
+                 "status %d:\n%s", status, console);
+
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", text);
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 70, "%s", text);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "correct on all 9 datasets"),
+              "4 datasets at 1 and 2 ranks, and the performance output: %s",
+              gr_json_str(lab, "summary"));
+    cr_assert_not_null(check_named(lab, "public sciddicat-tiny (2 steps), 1 rank"), "%s", text);
+    cr_assert_not_null(check_named(lab, "hidden plane:21x9:8 (40 steps), 2 ranks"), "%s", text);
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "rank-crash", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    const gr_json *one = check_named(lab, "public sciddicat-tiny (2 steps), 1 rank");
+    const gr_json *two = check_named(lab, "public sciddicat-tiny (2 steps), 2 ranks");
+    cr_assert_str_eq(gr_json_str(one, "status"), GR_PASS, "%s", text);
+    cr_assert_str_eq(gr_json_str(two, "status"), GR_FAIL, "%s", text);
+    cr_assert(strstr(gr_json_str(two, "reason"), "exit status") ||
+                  strstr(gr_json_str(two, "reason"), "SIG"),
+              "%s", gr_json_str(two, "reason"));
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "rank-hang", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    two = check_named(lab, "public sciddicat-tiny (2 steps), 2 ranks");
+    cr_assert(strstr(gr_json_str(two, "reason"), "5 s time limit"), "%s",
+              gr_json_str(two, "reason"));
+    cr_assert(strstr(text, "not run: an earlier run hung"), "%s", text);
+    gr_json_free(j);
+    free(text);
+    free(console);
     free(kit);
     free(subs);
     free(out);
