@@ -215,6 +215,14 @@ char *gr_rubric_lab_text(const gr_lab_rubric *lab)
     if (lab->plausible_bytes > 0)
         gr_buf_printf(&b, "plausible bytes-per-cell-step %.17g margin %.17g factor %.17g\n",
                       lab->plausible_bytes, lab->plausible_margin, lab->plausible_factor);
+    if (lab->launcher == GR_LAUNCHER_MPIRUN)
+        gr_buf_puts(&b, "launcher mpirun\n");
+    if (lab->nranks > 0) {
+        gr_buf_puts(&b, "ranks");
+        for (int i = 0; i < lab->nranks; i++)
+            gr_buf_printf(&b, " %d", lab->ranks[i]);
+        gr_buf_puts(&b, "\n");
+    }
     return gr_buf_take(&b);
 }
 
