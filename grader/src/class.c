@@ -3,10 +3,14 @@
    progress and an estimate of the time left on the way. */
 #include "class.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "sandbox.h"
@@ -146,17 +150,55 @@ static void print_progress(int i, int n, const char *name, double elapsed, int g
     printf("\n");
 }
 
-static void grade_student(gr_session *s, gr_student *st, int quiet, int width,
-                          gr_class_tally *t, int *graded_labs)
+/* Build jobs: while the grader runs lab k on the GPU, the CPU stages of labs k+1..k+jobs (in
+   class order) run in child processes. */
+typedef struct job_queue {
+    pid_t *pid;   /* per (student, lab) pair, -1 when it has no job */
+    int started;  /* pairs whose job was started (or skipped) so far */
+    int total;    /* pairs in the class */
+    int ahead;    /* jobs in flight at most */
+} job_queue;
+
+static int default_jobs(void)
 {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = cpus > 1 ? (int)(cpus / 2) : 0;
+    return jobs > 8 ? 8 : jobs;
+}
+
+static void start_jobs(gr_session *s, gr_student *st, job_queue *q, int current)
+{
+    for (; q->started < q->total && q->started <= current + q->ahead; q->started++) {
+        int k = q->started;
+        if (k > current && !gr_stop_requested)
+            q->pid[k] = gr_prepare_in_background(s, &st[k / s->nlabs], k % s->nlabs);
+    }
+}
+
+static void stop_jobs(job_queue *q, int from)
+{
+    for (int k = from; k < q->started; k++)
+        if (q->pid[k] > 0) {
+            kill(q->pid[k], SIGTERM);
+            while (waitpid(q->pid[k], NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
+}
+
+static void grade_student(gr_session *s, gr_student *students, int i, int quiet, int width,
+                          job_queue *q, gr_class_tally *t, int *graded_labs)
+{
+    gr_student *st = &students[i];
     lk_error err;
     st->labs = gr_xcalloc(s->nlabs, sizeof *st->labs);
     st->nlabs = s->nlabs;
     for (int l = 0; l < s->nlabs && !gr_stop_requested; l++) {
         gr_lab_result *r = &st->labs[l];
         const gr_lab_rubric *lab = s->graded[l];
+        const int k = i * s->nlabs + l;
+        start_jobs(s, students, q, k);
         lk_error_clear(&err);
-        if (gr_grade_lab(s, st, l, r, &err) != 0) {
+        if (gr_grade_prepared(s, st, l, q->pid[k], r, &err) != 0) {
             t->grader_errors++;
             fprintf(stderr, "labkit-grade: %s: %s: %s\n", st->name, lab->name, err.msg);
             gr_lab_free(r);
@@ -164,6 +206,7 @@ static void grade_student(gr_session *s, gr_student *st, int quiet, int width,
             gr_lab_add(r, "grader", "grader", GR_FAIL, err.msg, NULL);
             gr_lab_outcome(r, GR_OUT_ERROR, "not graded: grader error: %s", err.msg);
         }
+        q->pid[k] = -1;
         *graded_labs += !r->reused;
         if (strcmp(r->outcome, GR_OUT_GPU_NOT_RUN) == 0)
             t->gpu_not_run++;
@@ -185,28 +228,34 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                           s->rubric_path, s->graded, s->nlabs,
                           s->gpu ? NULL : s->env.gpu_reason};
     const int width = name_width(s);
+    job_queue q = {NULL, 0, n * s->nlabs, o->jobs >= 0 ? o->jobs : default_jobs()};
+    q.pid = gr_xcalloc(q.total ? q.total : 1, sizeof *q.pid);
+    for (int k = 0; k < q.total; k++)
+        q.pid[k] = -1;
     if (!o->quiet) {
         printf("labkit-grade: %d submission%s from %s, lab%s", n, n == 1 ? "" : "s",
                s->self ? "this kit (self-grading)" : s->subs, s->nlabs == 1 ? "" : "s");
         for (int i = 0; i < s->nlabs; i++)
             printf(" %s", s->graded[i]->name);
-        printf("\n  GPU: %s\n  reports: %s\n  hidden-dataset seed: %s%s\n",
-               s->gpu ? s->env.gpu : s->env.gpu_reason, s->out, seed_s,
-               o->seed_given ? " (given)" : " (random; --seed to repeat)");
+        printf("\n  GPU: %s\n  reports: %s\n  hidden-dataset seed: %s%s\n  build jobs ahead: "
+               "%d\n", s->gpu ? s->env.gpu : s->env.gpu_reason, s->out, seed_s,
+               o->seed_given ? " (given)" : " (random; --seed to repeat)", q.ahead);
     }
     lk_error err;
     const double t0 = now_s();
-    int graded_labs = 0;
-    for (int i = 0; i < n && !gr_stop_requested; i++) {
+    int graded_labs = 0, i;
+    for (i = 0; i < n && !gr_stop_requested; i++) {
         if (!o->quiet)
             print_progress(i, n, st[i].name, now_s() - t0, graded_labs, (n - i) * s->nlabs);
-        grade_student(s, &st[i], o->quiet, width, t, &graded_labs);
+        grade_student(s, st, i, o->quiet, width, &q, t, &graded_labs);
         if (write_student(s->out, &rctx, &st[i], o->gradescope, &err) != 0 ||
             write_class(s->out, &rctx, st, n, o->junit, &err) != 0) {
             fprintf(stderr, "labkit-grade: %s\n", err.msg);
             t->grader_errors++;
         }
     }
+    stop_jobs(&q, 0);
+    free(q.pid);
     if (write_class(s->out, &rctx, st, n, o->junit, &err) != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);
         t->grader_errors++;

@@ -6,6 +6,8 @@
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
 
+#include <sys/types.h>
+
 #include "build.h"
 #include "integrity.h"
 #include "env.h"
@@ -84,6 +86,20 @@ void gr_result_key(const gr_session *s, const gr_lab_ctx *lc, const char *files_
  * with the same key unless the session forces; saves the result. -1 only on grader errors.
  */
 int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err);
+
+/**
+ * Start the CPU stages of lab @p li of @p st (files, reuse, integrity checks, build) in a
+ * child process, a build job, so that they run while the grader uses the GPU. Returns its
+ * pid, or -1 when none could be started (the lab is then graded from scratch).
+ */
+pid_t gr_prepare_in_background(gr_session *s, const gr_student *st, int li);
+
+/**
+ * gr_grade_lab() for a lab whose build job is @p job (-1: none): waits for it and finishes
+ * the grading from what it prepared (or prepares the lab itself when the job died).
+ */
+int gr_grade_prepared(gr_session *s, const gr_student *st, int li, pid_t job,
+                      gr_lab_result *r, lk_error *err);
 
 /**
  * The GPU stages of one lab (run.c, with correctness.c and timing.c): correctness on every dataset against the serial

@@ -43,6 +43,8 @@ static void usage(FILE *f)
           "                          (after an instructor reviewed them)\n"
           "  --unsandboxed           run student code without the bubblewrap sandbox (where\n"
           "                          user namespaces are off); every report says so\n"
+          "  --jobs N                build N labs ahead while the GPU grades (default: half\n"
+          "                          the CPUs, at most 8; 0: build each lab when it comes)\n"
           "  -q, --quiet             print only the final table\n"
           "  -h, --help              this text\n"
           "Exit status: 0 everything graded, 1 grader error or interrupted, 2 bad usage,\n"
@@ -52,7 +54,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, gr_options *o)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_FORCE, O_JUNIT, O_GS,
-           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT };
+           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -64,9 +66,11 @@ static int parse_args(int argc, char **argv, gr_options *o)
         {"assume-gpu", required_argument, 0, O_ASSUME},
         {"unsandboxed", no_argument, 0, O_UNSANDBOXED},
         {"accept-implausible", no_argument, 0, O_ACCEPT},
+        {"jobs", required_argument, 0, O_JOBS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
+    o->jobs = -1;
     o->gpu_lock = "/tmp/labkit-grader-gpu.lock";
     opterr = 0;
     int c;
@@ -95,6 +99,12 @@ static int parse_args(int argc, char **argv, gr_options *o)
         case O_ASSUME: o->assume_gpu = optarg; break;
         case O_UNSANDBOXED: o->unsandboxed = 1; break;
         case O_ACCEPT: o->accept_implausible = 1; break;
+        case O_JOBS:
+            if (lk_parse_int("--jobs", optarg, 0, 64, &o->jobs, &err) != 0) {
+                fprintf(stderr, "labkit-grade: %s\n", err.msg);
+                return -1;
+            }
+            break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':':

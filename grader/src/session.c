@@ -472,6 +472,10 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
     s->kitinfo.log_dir = gr_xstrdup(workdir);
     rc = setup_jail(s, s->lib, o->unsandboxed, workdir, err);
     free(workdir);
+    /* Student builds run unprivileged and cannot write build/: the library they link is
+       brought up to date once, before any of them. */
+    if (rc == 0)
+        rc = gr_refresh_lib(&s->kitinfo, err);
     return rc == 0 ? 0 : 1;
 }
 
@@ -486,8 +490,11 @@ void gr_session_close(gr_session *s)
         free(lc->serial_error);
         free(lc->baseline_error);
         free(lc->zero_error);
-        for (int k = 0; k < lc->nperf_refs; k++)
+        for (int k = 0; k < lc->nperf_refs; k++) {
+            if (lc->perf_refs[k])
+                unlink(lc->perf_refs[k]); /* large, and only good for this session's seed */
             free(lc->perf_refs[k]);
+        }
         free(lc->perf_refs);
     }
     free(s->labs);
