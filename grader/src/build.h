@@ -54,14 +54,6 @@ int gr_fetch_files(const char *root, int self, const gr_lab_rubric *const *labs,
                    lk_error *err);
 
 /**
- * Check that the #include dependencies of every student file in @p src_dir (listed by the
- * lab's own compiler and flags) stay inside the allowed folders, the lab's folder and
- * @p src_dir. Adds an "includes" check. Returns 1 ok, 0 failed (outcome set), -1 error.
- */
-int gr_check_includes(const gr_kit *kit, const gr_lab_rubric *lab, const char *work,
-                      gr_lab_result *r, lk_error *err);
-
-/**
  * Build the lab's driver from the student files in WORK/src into WORK/build with
  * `make -C labs/LAB VAR=file ... B=WORK/build WORK/build/DRIVER`. Adds a "build" check with
  * the compiler's first errors on failure. Returns 1 ok, 0 failed (outcome set), -1 error.
@@ -72,27 +64,21 @@ int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, cons
 /** Bring the kit library up to date (make lib, as the grader's user); -1 if it fails. */
 int gr_refresh_lib(const gr_kit *kit, lk_error *err);
 
-/**
- * Static check of the compiled student objects (WORK/build/STEM.o): no forbidden symbol
- * (processes, files, sockets, dynamic loading, main, the lab's forbid-symbol list), no
- * definition of a kit or CUDA symbol, no raw system-call instruction. Adds a "symbols"
- * check. Returns 1 ok, 0 failed (outcome set), -1 error.
- */
-int gr_check_symbols(const gr_kit *kit, const gr_lab_rubric *lab, const char *work,
-                     gr_lab_result *r, lk_error *err);
-
-/**
- * The rubric's `forbid-source` identifiers in the copied student files (@p src_dir): 1 none,
- * 0 one is used (a `rejected` check saying the lab asks for that code to be written), -1
- * grader error.
- */
-int gr_check_source(const gr_lab_rubric *lab, const char *src_dir, gr_lab_result *r,
-                    lk_error *err);
-
 /** Lines of a build log that report errors (at most @p max), work paths shortened. */
 char *gr_first_errors(const char *log, const char *src_dir, int max);
 
+/** Does the kit library (or the CUDA runtime) define global symbol @p name? */
+int gr_kit_defines(const gr_kit *kit, const char *name);
+
 /** Limits of builds and static checks. */
 void gr_build_limits(const gr_kit *kit, const gr_lab_rubric *lab, gr_limits *lim);
+
+/** Run make (or another tool) of the build stage in the sandbox, in @p work; @p log gets
+    its stdout and stderr. 0 when it ran (see @p o), -1 on grader errors. */
+int gr_run_tool(const gr_kit *kit, const gr_lab_rubric *lab, const char *const *argv,
+                const char *work, const char *log, gr_outcome *o, lk_error *err);
+
+/** A log file's text ("" when it cannot be read). */
+char *gr_read_log(const char *path);
 
 #endif

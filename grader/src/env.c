@@ -127,12 +127,11 @@ static void probe_gpu(int drop, gr_env *env)
         env->gpu_ok = 1;
         set_text(env->gpu, sizeof env->gpu, msg + 1);
     } else if (len > 0) {
-        char *why = gr_strf("no CUDA device: %s", msg + 1);
-        set_text(env->gpu_reason, sizeof env->gpu_reason, why);
-        free(why);
+        /* The kit's own reason, e.g. "no GPU on this machine", as it is. */
+        set_text(env->gpu_reason, sizeof env->gpu_reason, msg + 1);
     } else {
         snprintf(env->gpu_reason, sizeof env->gpu_reason,
-                 "no CUDA device: the probe gave no answer (as uid %d)",
+                 "the GPU probe gave no answer (as uid %d): is the NVIDIA driver wedged?",
                  drop && geteuid() == 0 ? GR_UNPRIVILEGED_ID : (int)getuid());
     }
 }
@@ -216,6 +215,14 @@ char *gr_rubric_lab_text(const gr_lab_rubric *lab)
     if (lab->plausible_bytes > 0)
         gr_buf_printf(&b, "plausible bytes-per-cell-step %.17g margin %.17g factor %.17g\n",
                       lab->plausible_bytes, lab->plausible_margin, lab->plausible_factor);
+    if (lab->launcher == GR_LAUNCHER_MPIRUN)
+        gr_buf_puts(&b, "launcher mpirun\n");
+    if (lab->nranks > 0) {
+        gr_buf_puts(&b, "ranks");
+        for (int i = 0; i < lab->nranks; i++)
+            gr_buf_printf(&b, " %d", lab->ranks[i]);
+        gr_buf_puts(&b, "\n");
+    }
     return gr_buf_take(&b);
 }
 

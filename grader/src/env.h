@@ -10,7 +10,7 @@
 #include "rubric.h"
 
 /** Version of the grader's rules; part of every reuse key. */
-#define GR_GRADER_VERSION "1.0"
+#define GR_GRADER_VERSION "1.1"
 
 /** Where and with what a session grades. */
 typedef struct gr_env {

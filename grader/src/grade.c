@@ -1,8 +1,13 @@
 #include "grade.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "labkit/md5.h"
@@ -99,11 +104,19 @@ static int finish(const gr_session *s, const gr_student *st, gr_lab_result *r, l
     return rc;
 }
 
-int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err)
+/* What the CPU stages left to do. */
+enum { STAGE_DONE, STAGE_REUSED, STAGE_GPU };
+
+/* The CPU stages of a lab: files, reuse of a saved result, integrity checks, build. On
+   return 0, *stage says whether the result is final (saved), reused, or waits for the GPU
+   stages. */
+static int prepare_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r,
+                       int *stage, lk_error *err)
 {
     gr_lab_ctx *lc = &s->labs[li];
     const gr_lab_rubric *lab = lc->rub;
     gr_lab_init(r, lab->name, lab->points_correct + lab->points_perf);
+    *stage = STAGE_DONE;
     char *work = gr_strf("%s/work/students/%s/%s", s->out, st->dir, lab->name);
     char *src = gr_strf("%s/src", work);
     int rc = fresh_work(work, err);
@@ -139,6 +152,7 @@ int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, 
                 gr_lab_free(r);
                 *r = old;
                 r->reused = 1;
+                *stage = STAGE_REUSED;
                 free(path);
                 gr_rm_rf(work, NULL);
                 goto done;
@@ -156,10 +170,6 @@ int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, 
         rc = -1;
         goto done;
     }
-    if (gr_refresh_lib(&s->kitinfo, err) != 0) {
-        rc = -1;
-        goto done;
-    }
     step = gr_check_source(lab, src, r, err);
     if (step == 1)
         step = gr_check_includes(&s->kitinfo, lab, work, r, err);
@@ -169,26 +179,150 @@ int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, 
         step = gr_check_symbols(&s->kitinfo, lab, work, r, err);
     if (step < 0) {
         rc = -1;
-    } else if (step == 0) {
-        r->decided = 1;
-    } else if (!s->gpu) {
-        gr_lab_add(r, "correctness", "correctness", GR_NOT_RUN, s->env.gpu_reason, NULL);
-        gr_lab_add(r, "performance", "performance", GR_NOT_RUN, s->env.gpu_reason, NULL);
-        gr_lab_outcome(r, GR_OUT_GPU_NOT_RUN, "built and passed the static checks; GPU stages "
-                       "not run");
-        r->decided = 0;
+    } else if (step == 0 || !s->gpu) {
+        if (step == 0) {
+            r->decided = 1;
+        } else {
+            gr_lab_add(r, "correctness", "correctness", GR_NOT_RUN, s->env.gpu_reason, NULL);
+            gr_lab_add(r, "performance", "performance", GR_NOT_RUN, s->env.gpu_reason, NULL);
+            gr_lab_outcome(r, GR_OUT_GPU_NOT_RUN, "built and passed the static checks; GPU "
+                           "stages not run");
+            r->decided = 0;
+        }
+        tidy_work(work);
+        if (gr_stop_requested)
+            rc = lk_fail(err, "interrupted: this lab's result is not saved and will be graded "
+                              "again");
+        else
+            rc = finish(s, st, r, err);
     } else {
-        char *driver = gr_strf("%s/build/%s", work, lab->driver);
-        rc = gr_gpu_stages(s, lc, work, driver, r, err);
-        free(driver);
+        *stage = STAGE_GPU;
     }
+done:
+    free(work);
+    free(src);
+    return rc;
+}
+
+/* The GPU stages of a prepared lab, then its result saved. */
+static int gpu_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err)
+{
+    gr_lab_ctx *lc = &s->labs[li];
+    char *work = gr_strf("%s/work/students/%s/%s", s->out, st->dir, lc->rub->name);
+    char *driver = gr_strf("%s/build/%s", work, lc->rub->driver);
+    int rc = gr_gpu_stages(s, lc, work, driver, r, err);
+    free(driver);
     tidy_work(work);
+    free(work);
     if (rc == 0 && gr_stop_requested)
         rc = lk_fail(err, "interrupted: this lab's result is not saved and will be graded again");
     if (rc == 0)
         rc = finish(s, st, r, err);
-done:
-    free(work);
-    free(src);
+    return rc;
+}
+
+int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err)
+{
+    int stage;
+    if (prepare_lab(s, st, li, r, &stage, err) != 0)
+        return -1;
+    return stage == STAGE_GPU ? gpu_lab(s, st, li, r, err) : 0;
+}
+
+/* ---- build jobs: the CPU stages of later labs while the GPU grades this one ------------ */
+
+/* Beside the lab's work folder: what its build job prepared, and how it ended. */
+static char *job_path(const gr_session *s, const gr_student *st, int li, const char *what)
+{
+    return gr_strf("%s/work/students/%s/%s.job.%s", s->out, st->dir, s->labs[li].rub->name,
+                   what);
+}
+
+static int write_text_file(FILE *f, void *text, lk_error *err)
+{
+    (void)err;
+    return fputs(text, f) < 0 ? -1 : 0;
+}
+
+pid_t gr_prepare_in_background(gr_session *s, const gr_student *st, int li)
+{
+    char *state = job_path(s, st, li, "state"), *result = job_path(s, st, li, "json");
+    unlink(state);
+    unlink(result);
+    char *dir = gr_strf("%s/work/students/%s", s->out, st->dir);
+    lk_error err;
+    int ok = gr_mkdir_p(dir, 0755, &err) == 0;
+    free(dir);
+    fflush(NULL);
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0) {
+        /* The commands' orphans are this process's to reap, not the grader's; it stops with
+           the grader, which stops it too (its own process group: a signal to the grader's
+           group is the grader's to handle). */
+        setpgid(0, 0);
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1)
+            _exit(1);
+        gr_lab_result r;
+        int stage;
+        lk_error_clear(&err);
+        char *text;
+        if (prepare_lab(s, st, li, &r, &stage, &err) != 0)
+            text = gr_strf("error\n%s", err.msg);
+        else if (stage == STAGE_GPU && gr_lab_save(result, &r, &err) != 0)
+            text = gr_strf("error\n%s", err.msg);
+        else
+            text = gr_xstrdup(stage == STAGE_GPU ? "gpu\n" : stage == STAGE_REUSED ? "reused\n"
+                                                                              : "done\n");
+        int rc = gr_write_atomic(state, write_text_file, text, &err);
+        fflush(NULL);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    free(state);
+    free(result);
+    return pid;
+}
+
+int gr_grade_prepared(gr_session *s, const gr_student *st, int li, pid_t job,
+                      gr_lab_result *r, lk_error *err)
+{
+    if (job <= 0)
+        return gr_grade_lab(s, st, li, r, err);
+    int status;
+    /* The sandbox's reaping may have collected it already: its state file tells. */
+    while (waitpid(job, &status, 0) < 0 && errno == EINTR)
+        ;
+    char *state_path = job_path(s, st, li, "state"), *result = job_path(s, st, li, "json");
+    lk_error ignored;
+    char *state = gr_exists(state_path) ? gr_read_file(state_path, 1 << 16, NULL, &ignored)
+                                        : NULL;
+    int rc;
+    if (!state) {
+        /* The job died (killed, out of memory): do its work here. */
+        rc = gr_stop_requested ? lk_fail(err, "interrupted before this lab was built")
+                               : gr_grade_lab(s, st, li, r, err);
+    } else if (strncmp(state, "error\n", 6) == 0) {
+        gr_lab_init(r, s->labs[li].rub->name, 0);
+        rc = lk_fail(err, "%s", state + 6);
+    } else if (strcmp(state, "gpu\n") == 0) {
+        rc = gr_lab_load(result, r, err);
+        if (rc == 0)
+            rc = gpu_lab(s, st, li, r, err);
+        else
+            gr_lab_init(r, s->labs[li].rub->name, 0);
+    } else {
+        char *saved = gr_result_path(s, st, s->labs[li].rub->name);
+        rc = gr_lab_load(saved, r, err);
+        free(saved);
+        if (rc != 0)
+            gr_lab_init(r, s->labs[li].rub->name, 0);
+        r->reused = rc == 0 && strcmp(state, "reused\n") == 0;
+    }
+    unlink(state_path);
+    unlink(result);
+    free(state);
+    free(state_path);
+    free(result);
     return rc;
 }

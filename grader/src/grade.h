@@ -6,7 +6,10 @@
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
 
+#include <sys/types.h>
+
 #include "build.h"
+#include "integrity.h"
 #include "env.h"
 #include "labkit/manifest.h"
 #include "result.h"
@@ -32,7 +35,12 @@ typedef struct gr_lab_ctx {
     int baseline_steps;       /**< Steps it was timed on. */
     int baseline_extrapolated; /**< baseline_ms scaled up from baseline_steps. */
     char *baseline_error;     /**< Why timing it failed. */
-    char *sol_bin;            /**< The solution's output on the performance dataset. */
+    int zero_state;           /**< The trusted 0-step call: 0 not timed yet, 1 done, -1 failed. */
+    double zero_ms;           /**< Its time, which the rounds subtract (upload, download). */
+    char *zero_error;         /**< Why timing it failed. */
+    char **perf_refs;         /**< The solution's output on each performance instance (NULL
+                                   until a round made it). */
+    int nperf_refs;           /**< Their number. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
     double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
                                    0: it reports none). */
@@ -42,6 +50,10 @@ typedef struct gr_lab_ctx {
 typedef struct gr_session {
     char *kit;             /**< Absolute path of the pristine kit. */
     char *out;             /**< Absolute report folder. */
+    int out_lock;          /**< Its lock (OUT/.grader.lock), held for the session. */
+    char *subs;            /**< Absolute submissions folder (NULL when self-grading). */
+    char *rubric_path;     /**< The rubric file. */
+    char *lib;             /**< The kit library students link. */
     char *manifest_path;   /**< datasets/MANIFEST. */
     gr_rubric rubric;      /**< The rubric. */
     gr_kit kitinfo;        /**< Build-stage knowledge of the kit. */
@@ -76,7 +88,21 @@ void gr_result_key(const gr_session *s, const gr_lab_ctx *lc, const char *files_
 int gr_grade_lab(gr_session *s, const gr_student *st, int li, gr_lab_result *r, lk_error *err);
 
 /**
- * The GPU stages of one lab (run.c): correctness on every dataset against the serial
+ * Start the CPU stages of lab @p li of @p st (files, reuse, integrity checks, build) in a
+ * child process, a build job, so that they run while the grader uses the GPU. Returns its
+ * pid, or -1 when none could be started (the lab is then graded from scratch).
+ */
+pid_t gr_prepare_in_background(gr_session *s, const gr_student *st, int li);
+
+/**
+ * gr_grade_lab() for a lab whose build job is @p job (-1: none): waits for it and finishes
+ * the grading from what it prepared (or prepares the lab itself when the job died).
+ */
+int gr_grade_prepared(gr_session *s, const gr_student *st, int li, pid_t job,
+                      gr_lab_result *r, lk_error *err);
+
+/**
+ * The GPU stages of one lab (run.c, with correctness.c and timing.c): correctness on every dataset against the serial
  * reference, then, when all pass, the A/B performance rounds against the solution. Sets the
  * lab's checks, points and outcome. -1 only on grader errors.
  */

@@ -64,8 +64,10 @@ void gr_jail_hide(gr_jail *j, const char *path)
 }
 
 /* The system calls a kernel file has no use for and a sandbox escape would want, refused
-   with EPERM (not killed: a library that probes them must fail politely). */
-static int make_seccomp(lk_error *err)
+   with EPERM (not killed: a library that probes them must fail politely). @p inet allows
+   IP sockets: MPI launchers talk to their processes over loopback (the network namespace
+   has nothing else). */
+static int make_seccomp(int inet, lk_error *err)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
@@ -83,7 +85,7 @@ static int make_seccomp(lk_error *err)
             rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
     }
     /* Sockets: only local ones (the network namespace is empty anyway). */
-    if (rc == 0)
+    if (rc == 0 && !inet)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
                               SCMP_A0(SCMP_CMP_NE, AF_UNIX));
     /* Typing into the grader's terminal. */
@@ -105,7 +107,7 @@ static int make_seccomp(lk_error *err)
 void gr_jail_none(gr_jail *j)
 {
     memset(j, 0, sizeof *j);
-    j->seccomp_fd = -1;
+    j->seccomp_fd = j->seccomp_inet_fd = -1;
 }
 
 int gr_jail_init(gr_jail *j, const char *cuda_home, lk_error *err)
@@ -142,8 +144,9 @@ int gr_jail_init(gr_jail *j, const char *cuda_home, lk_error *err)
             }
         closedir(d);
     }
-    j->seccomp_fd = make_seccomp(err);
-    return j->seccomp_fd < 0 ? -1 : 0;
+    j->seccomp_fd = make_seccomp(0, err);
+    j->seccomp_inet_fd = j->seccomp_fd < 0 ? -1 : make_seccomp(1, err);
+    return j->seccomp_inet_fd < 0 ? -1 : 0;
 }
 
 void gr_jail_free(gr_jail *j)
@@ -163,6 +166,8 @@ void gr_jail_free(gr_jail *j)
     free(j->bwrap);
     if (j->seccomp_fd >= 0)
         close(j->seccomp_fd);
+    if (j->seccomp_inet_fd >= 0)
+        close(j->seccomp_inet_fd);
     gr_jail_none(j);
 }
 

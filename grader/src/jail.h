@@ -33,6 +33,8 @@ typedef struct gr_jail {
     char **devices; /**< GPU device nodes passed through (/dev/nvidia*). */
     int ndevices;   /**< Their number. */
     int seccomp_fd; /**< A memfd holding the compiled seccomp filter, or -1. */
+    int seccomp_inet_fd; /**< The same filter allowing IP sockets (loopback only, in the
+                              sandbox's network namespace), for MPI launchers; or -1. */
 } gr_jail;
 
 /**

@@ -184,11 +184,11 @@ static void md_perf(FILE *f, const gr_perf *p)
     if (p->have_solution)
         fprintf(f, "| speed relative to the solution | %.3f | %.3f - %.3f |\n",
                 p->score.ratio.median, p->score.ratio.lo, p->score.ratio.hi);
-    fputs("\nStudent GPU time per round (ms):", f);
+    fputs("\nStudent GPU time of the steps per round (ms):", f);
     for (int i = 0; i < p->rounds; i++)
         fprintf(f, " %.3f", p->student_ms[i]);
     if (p->have_solution) {
-        fputs("  \nSolution GPU time per round (ms):", f);
+        fputs("  \nSolution GPU time of the steps per round (ms):", f);
         for (int i = 0; i < p->rounds; i++)
             fprintf(f, " %.3f", p->solution_ms[i]);
     }
@@ -205,6 +205,11 @@ static void md_perf(FILE *f, const gr_perf *p)
         fputs("; the minimum speedup is judged against it", f);
     }
     fputs("  \n", f);
+    if (p->timed) {
+        fputs("Timed: ", f);
+        md_cell(f, p->timed);
+        fputs(".  \n", f);
+    }
     if (p->score.inconclusive)
         fputs("\n**Inconclusive**: the measurements straddle a scoring threshold even after "
               "more rounds; the points come from the medians.\n", f);

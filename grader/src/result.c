@@ -46,6 +46,7 @@ void gr_lab_free(gr_lab_result *r)
     free(r->graded_at);
     free(r->seed);
     free(r->perf.dataset);
+    free(r->perf.timed);
     free(r->perf.baseline);
     free(r->perf.student_ms);
     free(r->perf.solution_ms);
@@ -182,6 +183,8 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
         fprintf(f, ",\"implausible\":%s", p->implausible ? "true" : "false");
         key_number(f, "plausible_bound_ms", p->bound_ms);
         key_number(f, "copy_GBps", p->copy_GBps);
+        key_number(f, "overhead_ms", p->overhead_ms);
+        key_string(f, "timed", p->timed, 1);
         fputs(",\"baseline\":", f);
         lk_json_string(f, p->baseline);
         if (p->baseline) {
@@ -203,21 +206,15 @@ static char *take_str(const gr_json *j, const char *key, const char *dflt)
     return gr_xstrdup(s ? s : dflt);
 }
 
-static int is_true(const gr_json *j, const char *key)
-{
-    const gr_json *v = gr_json_get(j, key);
-    return v && v->kind == GR_JSON_BOOL && v->number != 0;
-}
-
 static double *read_array(const gr_json *j, const char *key, int n)
 {
     const gr_json *a = gr_json_get(j, key);
-    if (!a || a->kind != GR_JSON_ARRAY || gr_json_count(a) != n || n == 0)
+    if (!a || !cJSON_IsArray(a) || gr_json_count(a) != n || n == 0)
         return NULL;
     double *v = gr_xcalloc(n, sizeof *v);
     int i = 0;
     for (const gr_json *c = a->child; c; c = c->next)
-        v[i++] = c->kind == GR_JSON_NUMBER ? c->number : 0.0;
+        v[i++] = cJSON_IsNumber(c) ? c->valuedouble : 0.0;
     return v;
 }
 
@@ -233,15 +230,15 @@ static void read_spread(const gr_json *j, const char *key, gr_spread *s)
 int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
 {
     memset(r, 0, sizeof *r);
-    if (!j || j->kind != GR_JSON_OBJECT || !gr_json_str(j, "lab") || !gr_json_str(j, "outcome"))
+    if (!j || !cJSON_IsObject(j) || !gr_json_str(j, "lab") || !gr_json_str(j, "outcome"))
         return lk_fail(err, "not a lab result: no lab or outcome");
     const gr_json *checks = gr_json_get(j, "checks");
-    if (!checks || checks->kind != GR_JSON_ARRAY)
+    if (!checks || !cJSON_IsArray(checks))
         return lk_fail(err, "lab result without a checks array");
     r->lab = take_str(j, "lab", "");
     r->outcome = take_str(j, "outcome", GR_OUT_ERROR);
     r->summary = take_str(j, "summary", "");
-    r->decided = is_true(j, "decided");
+    r->decided = gr_json_true(j, "decided");
     r->score = gr_json_num(j, "score", 0);
     r->max = gr_json_num(j, "max", 0);
     r->correctness = gr_json_num(j, "correctness", 0);
@@ -259,31 +256,33 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
     }
     const gr_json *p = gr_json_get(j, "performance_measurement");
     gr_perf *perf = &r->perf;
-    perf->measured = is_true(p, "measured");
+    perf->measured = gr_json_true(p, "measured");
     if (perf->measured) {
         perf->dataset = dup_or_null(gr_json_str(p, "dataset"));
         perf->steps = (int)gr_json_num(p, "steps", 0);
         perf->rounds = (int)gr_json_num(p, "rounds", 0);
-        perf->have_solution = is_true(p, "have_solution");
+        perf->have_solution = gr_json_true(p, "have_solution");
         perf->student_ms = read_array(p, "student_ms", perf->rounds);
         perf->solution_ms = perf->have_solution ? read_array(p, "solution_ms", perf->rounds) : NULL;
         perf->serial_ms = gr_json_num(p, "serial_ms", 0);
         perf->serial_steps = (int)gr_json_num(p, "serial_steps", 0);
-        perf->extrapolated = is_true(p, "serial_extrapolated");
+        perf->extrapolated = gr_json_true(p, "serial_extrapolated");
         read_spread(p, "ratio_to_solution", &perf->score.ratio);
         read_spread(p, "speedup_vs_serial", &perf->score.speedup);
-        perf->implausible = is_true(p, "implausible");
+        perf->implausible = gr_json_true(p, "implausible");
         perf->bound_ms = gr_json_num(p, "plausible_bound_ms", 0);
         perf->copy_GBps = gr_json_num(p, "copy_GBps", 0);
+        perf->overhead_ms = gr_json_num(p, "overhead_ms", 0);
+        perf->timed = dup_or_null(gr_json_str(p, "timed"));
         perf->baseline = dup_or_null(gr_json_str(p, "baseline"));
         if (perf->baseline) {
             perf->baseline_ms = gr_json_num(p, "baseline_ms", 0);
             perf->baseline_steps = (int)gr_json_num(p, "baseline_steps", 0);
-            perf->baseline_extrapolated = is_true(p, "baseline_extrapolated");
+            perf->baseline_extrapolated = gr_json_true(p, "baseline_extrapolated");
             read_spread(p, "speedup_vs_baseline", &perf->score.vs_baseline);
         }
         perf->score.points = gr_json_num(p, "points", 0);
-        perf->score.inconclusive = is_true(p, "inconclusive");
+        perf->score.inconclusive = gr_json_true(p, "inconclusive");
         snprintf(perf->score.reason, sizeof perf->score.reason, "%s",
                  gr_json_str(p, "reason") ? gr_json_str(p, "reason") : "");
         if (!perf->student_ms || (perf->have_solution && !perf->solution_ms)) {

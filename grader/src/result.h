@@ -46,7 +46,7 @@ typedef struct gr_perf {
     char *dataset;       /**< Driver dataset argument, e.g. "sciddicat-large". */
     int steps;           /**< Steps of each run. */
     int rounds;          /**< A/B rounds run. */
-    double *student_ms;  /**< Median GPU time of the student's driver in each round. */
+    double *student_ms;  /**< GPU time of the student's steps in each round (see @ref timed). */
     double *solution_ms; /**< Same for the solution, same rounds. */
     double serial_ms;    /**< Serial reference time for @ref steps steps. */
     int serial_steps;    /**< Steps actually timed on the CPU. */
@@ -61,6 +61,8 @@ typedef struct gr_perf {
     int implausible;     /**< 1 when the timing broke the rubric's `plausible` rules. */
     double bound_ms;     /**< The physical bound for @ref steps steps (0: none measured). */
     double copy_GBps;    /**< The device's copy bandwidth the bound was computed from. */
+    double overhead_ms;  /**< The trusted driver's 0-step call, subtracted from every call. */
+    char *timed;         /**< What was timed, in a sentence for the report (NULL: unknown). */
 } gr_perf;
 
 /** Result of one lab of one student. */

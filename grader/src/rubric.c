@@ -13,12 +13,12 @@
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
        K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_FORBID_SOURCE,
-       K_PLAUSIBLE, K_COUNT };
+       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
     "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
-    "forbid-symbol", "forbid-source", "plausible"};
+    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
@@ -47,7 +47,9 @@ static const char *const key_usage[K_COUNT] = {
     "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)",
     "forbid-source IDENTIFIER... (e.g. forbid-source lk_sciddicat_flows_cell)",
     "plausible bytes-per-cell-step B margin M factor F (e.g. plausible bytes-per-cell-step 24 "
-    "margin 2 factor 3)"};
+    "margin 2 factor 3)",
+    "ranks N... (process counts, e.g. ranks 1 2 4; with launcher mpirun)",
+    "launcher mpirun"};
 
 typedef struct ctx {
     const char *path;
@@ -425,6 +427,26 @@ static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
         lab->plausible_factor = v[2];
         return 0;
     }
+    case K_RANKS:
+        if (expect_args(c, k, ntok, 1, GR_MAX_RANKS) != 0)
+            return -1;
+        for (int i = 1; i < ntok; i++) {
+            int n;
+            if (parse_count(c, "ranks", tok[i], 1, 1024, &n) != 0)
+                return -1;
+            for (int j = 0; j < lab->nranks; j++)
+                if (lab->ranks[j] == n)
+                    return bad(c, "ranks: %d is given twice: list each process count once", n);
+            lab->ranks[lab->nranks++] = n;
+        }
+        return 0;
+    case K_LAUNCHER:
+        if (expect_args(c, k, ntok, 1, 1) != 0)
+            return -1;
+        if (strcmp(tok[1], "mpirun") != 0)
+            return bad(c, "launcher: unknown launcher '%s': write %s", tok[1], key_usage[k]);
+        lab->launcher = GR_LAUNCHER_MPIRUN;
+        return 0;
     }
     return bad(c, "internal error: key %d has no parser", k);
 }
@@ -438,6 +460,12 @@ static int finish_lab(ctx *c, gr_lab_rubric *lab, const int *seen)
         if (!seen[required[i]])
             return bad(c, "lab %s: no '%s' line: add one, e.g. %s", lab->name,
                        key_names[required[i]], key_usage[required[i]]);
+    if (seen[K_RANKS] != seen[K_LAUNCHER])
+        return bad(c, "lab %s: %s", lab->name,
+                   seen[K_RANKS] ? "'ranks' needs a launcher that starts that many processes: "
+                                   "add 'launcher mpirun'"
+                                 : "'launcher mpirun' needs the process counts to check: add "
+                                   "e.g. 'ranks 1 2 4'");
     /* Public datasets first, then hidden ones: reports list them in that order. */
     gr_dataset *sorted = gr_xmalloc(lab->ndatasets * sizeof *sorted);
     int n = 0;
@@ -527,7 +555,7 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                     rc = bad(&c, "unknown key '%s': the keys are driver, student-file, entry, "
                                  "policy, public, hidden, performance, points, credit, curve, "
                                  "min-speedup, baseline, rounds, repeat, time-limit, "
-                                 "forbid-symbol, end",
+                                 "forbid-symbol, forbid-source, plausible, ranks, launcher, end",
                              tok[0]);
                 else if (seen[k] && !repeatable(k))
                     rc = bad(&c, "'%s' given twice in lab %s: keep one", key_names[k], lab->name);

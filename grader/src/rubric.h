@@ -17,6 +17,15 @@
 /** Longest `--variant` name plus its NUL (the drivers' lk_options.variant). */
 #define GR_VARIANT_MAX 32
 
+/** Most process counts of a lab's `ranks` line. */
+#define GR_MAX_RANKS 8
+
+/** How a lab's driver is started. */
+typedef enum gr_launcher {
+    GR_LAUNCHER_NONE,  /**< Directly. */
+    GR_LAUNCHER_MPIRUN /**< `mpirun -np N --oversubscribe ... DRIVER ...` (`launcher mpirun`). */
+} gr_launcher;
+
 /** How outputs are judged. */
 typedef enum gr_policy {
     GR_POLICY_HASH_COURSE_TEXT, /**< md5 of the course text dump must equal the reference's. */
@@ -80,6 +89,10 @@ typedef struct gr_lab_rubric {
     double plausible_margin;  /**< A run faster than the bound divided by this is implausible. */
     double plausible_factor;  /**< A run more than this many times the solution's speed is
                                    implausible (0: no such rule). */
+    gr_launcher launcher;     /**< How the driver is started (GR_LAUNCHER_NONE: directly). */
+    int ranks[GR_MAX_RANKS];  /**< Process counts every dataset is checked at (launcher
+                                   mpirun); the performance rounds use the last one. */
+    int nranks;               /**< Their number (0 without a launcher). */
 } gr_lab_rubric;
 
 /** A parsed rubric. */

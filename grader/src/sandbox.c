@@ -185,9 +185,12 @@ static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog,
     /* bwrap reads the seccomp filter from a descriptor: a description of its own (offset
        0), opened before the result descriptor takes its number. */
     int filter = -1;
-    if (jailed(lim) && lim->jail->seccomp_fd >= 0) {
+    const int filter_fd = jailed(lim) ? lim->inet ? lim->jail->seccomp_inet_fd
+                                                  : lim->jail->seccomp_fd
+                                      : -1;
+    if (filter_fd >= 0) {
         char self[64];
-        snprintf(self, sizeof self, "/proc/self/fd/%d", lim->jail->seccomp_fd);
+        snprintf(self, sizeof self, "/proc/self/fd/%d", filter_fd);
         if ((filter = open(self, O_RDONLY | O_CLOEXEC)) < 0)
             child_fail(pipe_fd, 3);
     }

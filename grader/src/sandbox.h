@@ -31,6 +31,8 @@ typedef struct gr_limits {
     int drop;               /**< When the grader is root: run as GR_UNPRIVILEGED_ID. */
     const gr_jail *jail;    /**< The sandbox (jail.h) for untrusted commands; NULL for the
                                  kit's own tools (make lib, the GPU probe). */
+    int inet;               /**< Allow IP sockets in the jail (an MPI launcher and its
+                                 processes talk over the sandbox's own loopback). */
 } gr_limits;
 
 /** A command to run. */

@@ -22,9 +22,11 @@ static inline char *gr_test_dir(void)
     return gr_xstrdup(d);
 }
 
+/* LABKIT_KEEP_TEST_DIRS=1 keeps the folders for a look after a failure. */
 static inline void gr_test_cleanup(char *dir)
 {
-    gr_rm_rf(dir, NULL);
+    if (!getenv("LABKIT_KEEP_TEST_DIRS"))
+        gr_rm_rf(dir, NULL);
     free(dir);
 }
 

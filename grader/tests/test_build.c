@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "integrity.h"
 #include "grader_testing.h"
 #include "labkit/testing.h"
 

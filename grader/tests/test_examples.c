@@ -92,7 +92,7 @@ static row *find_row(row *rows, int n, const char *name, const char *lab)
 static void check_score(const char *name, const char *want, const gr_json *lab)
 {
     const gr_json *decided = gr_json_get(lab, "decided");
-    int is_decided = decided && decided->kind == GR_JSON_BOOL && decided->number != 0;
+    int is_decided = cJSON_IsTrue(decided);
     double score = gr_json_num(lab, "score", -1);
     if (strcmp(want, "-") == 0) {
         cr_expect(!is_decided, "%s: documented without a final score, got %.2f", name, score);
@@ -142,6 +142,28 @@ static void check_undocumented(const char *name, const char *labname, const gr_j
                      "lab in the table or remove its file", label, outcome,
                      gr_json_str(lab, "summary"), GR_OUT_MISSING);
     check_score(label, "0", lab);
+}
+
+/* The first file called @p name under @p dir, outside run folders (malloc'd), or NULL. */
+static char *find_named(const char *dir, const char *name)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *found = NULL;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = gr_strf("%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, name) == 0)
+            found = gr_xstrdup(p);
+        else if (gr_is_dir(p) && strcmp(e->d_name, "run") != 0)
+            found = find_named(p, name);
+        free(p);
+    }
+    closedir(d);
+    return found;
 }
 
 Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
@@ -227,8 +249,26 @@ Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
         cr_expect(rows[i].seen, "the README's table documents %s, lab %s, but the grader "
                   "graded no lab %s-...", rows[i].name, rows[i].lab, rows[i].lab);
     cr_expect_eq(status, gpu ? 0 : 4, "exit status %d\n%s", status, console);
-    if (!gpu)
+    if (!gpu) {
         cr_expect(strstr(console, "GPU STAGES NOT RUN"), "no loud line about the GPU stages");
+        /* The kit's reason, once: "GPU: no GPU on this machine", not "no CUDA device: no...". */
+        cr_expect(strstr(console, "GPU: no GPU on this machine") ||
+                      strstr(console, "GPU: GPU stages disabled (--no-gpu)"),
+                  "the reason is not the kit's: %s", console);
+        cr_expect(!strstr(console, "no CUDA device"), "%s", console);
+    }
+
+    /* symbol-lookup plants this file wherever it can: nothing may remain outside its run
+       folders (which the grader deletes or keeps under OUT/work/.../run). */
+    static const char planted[] = "labkit-escape-symbol-lookup.txt";
+    char *in_kit = gr_strf("%s/%s", LK_TOP_DIR, planted), *in_tmp = gr_strf("/tmp/%s", planted);
+    cr_expect(!gr_exists(in_kit), "a student run wrote into the kit: %s", in_kit);
+    cr_expect(!gr_exists(in_tmp), "a student run wrote into the machine's /tmp: %s", in_tmp);
+    char *found = find_named(out, planted);
+    cr_expect_null(found, "a student run wrote outside its run folder: %s", found);
+    free(found);
+    free(in_kit);
+    free(in_tmp);
 
     /* One gradebook line per student (example), plus the header. */
     char *gb_path = gr_strf("%s/gradebook.csv", out);
@@ -245,6 +285,30 @@ Test(examples, every_example_gets_its_documented_outcome, .timeout = 3600)
     free(gb);
     free(gb_path);
     free(console);
+    free(out);
+    free(log);
+    gr_test_cleanup(dir);
+}
+
+/* A student distribution has no grader/examples: the default class is missing, and the
+   grader says what to grade instead. */
+Test(examples, a_kit_without_examples_says_what_to_grade_instead)
+{
+    char *dir = gr_test_dir();
+    char *kit = gr_strf("%s/kit", dir), *out = gr_strf("%s/out", dir);
+    char *log = gr_strf("%s/grade.log", dir);
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(kit, 0755, &err), &err);
+    const char *args[] = {"--kit", kit, "--out", out, NULL};
+    int status = gr_test_run_grader(args, log);
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "/grader/examples: no example submissions in this kit") &&
+                  strstr(console, "--submissions DIR") && strstr(console, "--submissions self"),
+              "%s", console);
+    free(console);
+    free(kit);
     free(out);
     free(log);
     gr_test_cleanup(dir);

@@ -62,13 +62,26 @@ static const struct {
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
              "nanosleep(&ts, NULL); }"},
     {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
-    /* Right, but 2 s per run on the performance grid: past a 6 s limit with 1 + 3 runs. */
-    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {2, 0}; "
+    /* Right, but 8 s per call on the performance grid: past a 6 s limit. */
+    {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {8, 0}; "
                  "nanosleep(&ts, NULL); }"},
+    /* Under mpirun: the process of rank 1 crashes, or hangs; rank 0 is right. */
+    {"rank-crash", "{ const char *rank = getenv(\"OMPI_COMM_WORLD_RANK\"); if (rank && "
+                   "strcmp(rank, \"1\") == 0) { volatile char *p = NULL; *p = 1; } }"},
+    {"rank-hang", "{ const char *rank = getenv(\"OMPI_COMM_WORLD_RANK\"); if (rank && "
+                  "strcmp(rank, \"1\") == 0) for (;;) { } }"},
+    /* On the performance grid, the output of the published instance (valley:160x160:3),
+       whatever the input: an answer recorded in advance and replayed. */
+    {"replay", "if ((size_t)rows * cols > 10000) { lk_sciddicat_spec sp; lk_sciddicat sim; "
+               "if (lk_sciddicat_spec_parse(\"valley:160x160:3\", &sp, err) != 0 || "
+               "lk_sciddicat_load_generated(&sp, &sim, err) != 0) return -1; "
+               "int rc = lk_sciddicat_serial(&sim, steps, h_out, NULL, err); "
+               "lk_sciddicat_free(&sim); return rc; }"},
 };
 
 /* The class of the first test: every kind of failure. */
-static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood", NULL};
+static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood",
+                                       "replay", NULL};
 
 /* The stand-in kit and a class of the stand-in students named in @p names (the solution is
    "good"); returns the kit folder. */
@@ -207,17 +220,41 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_eq(gr_json_num(lab, "correctness", -1), 70);
     cr_assert_str_eq(gr_json_str(lab, "seed"), "777");
     const gr_json *perf = gr_json_get(lab, "performance_measurement");
-    cr_assert(gr_json_get(perf, "measured")->number);
+    cr_assert(gr_json_true(perf, "measured"));
     cr_assert(gr_json_num(perf, "rounds", 0) >= 3);
     cr_assert_eq(gr_json_count(gr_json_get(perf, "solution_ms")), (int)gr_json_num(perf, "rounds", 0));
     double ratio = gr_json_num(gr_json_get(perf, "ratio_to_solution"), "median", 0);
     cr_assert(ratio > 0.5 && ratio < 2.0, "the same code as the solution runs at %.2f of its speed",
               ratio);
-    cr_assert(gr_json_get(perf, "serial_extrapolated")->number, "40 steps timed from 5");
+    cr_assert(gr_json_true(perf, "serial_extrapolated"), "40 steps timed from 5");
     cr_assert_null(check_with(lab, GR_FAIL), "a check of a correct lab failed");
     cr_assert(strstr(text, "hidden valley:13x11:779 (30 steps)"),
               "dataset i (public ones first) gets seed + i: %s", text);
-    cr_assert(strstr(text, "identical to the solution's output"), "performance output checked");
+    char *checked = gr_strf("identical to the solution's output in each of the %d rounds (a "
+                            "fresh instance each)", (int)gr_json_num(perf, "rounds", 0));
+    cr_assert(strstr(text, checked), "performance output checked: %s", text);
+    free(checked);
+    char *seeds = gr_strf("(valley:160x160:1777 to valley:160x160:%d)",
+                          1776 + (int)gr_json_num(perf, "rounds", 0));
+    cr_assert(strstr(text, seeds), "round i runs the instance with seed + 1000 + i: %s", text);
+    free(seeds);
+    cr_assert(strstr(text, "the only call of a fresh process (--once)"), "%s", text);
+    cr_assert(gr_json_num(perf, "overhead_ms", -1) >= 0, "%s", text);
+    gr_json_free(j);
+    free(text);
+    char *perf_dir = gr_strf("%s/work/students/good/01-fake/run/perf-0", out);
+    cr_assert(!gr_exists(perf_dir), "a timed call's folder outlives it: %s", perf_dir);
+    free(perf_dir);
+
+    /* Replaying the published instance's output no longer fools the timed rounds. */
+    j = lab_of(out, "replay", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    cr_assert_eq(gr_json_num(lab, "score", -1), 0);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "performance dataset: round 1, "
+                                                  "valley:160x160:1777: ") &&
+              strstr(gr_json_str(lab, "summary"), "cells differ"), "%s",
+              gr_json_str(lab, "summary"));
     gr_json_free(j);
     free(text);
 
@@ -346,7 +383,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     const gr_json *perf = gr_json_get(lab, "performance_measurement");
     cr_assert_str_eq(gr_json_str(perf, "baseline"), "given");
     cr_assert_eq(gr_json_num(perf, "baseline_steps", 0), 5);
-    cr_assert(gr_json_get(perf, "baseline_extrapolated")->number, "40 steps timed from 5");
+    cr_assert(gr_json_true(perf, "baseline_extrapolated"), "40 steps timed from 5");
     double base_ms = gr_json_num(perf, "baseline_ms", 0);
     cr_assert(base_ms > 1900 && base_ms < 40000, "40 steps of 50 ms sleep each took %.1f ms",
               base_ms);
@@ -424,7 +461,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_ERROR, "%s", gr_json_str(lab, "summary"));
     const char *summary = gr_json_str(lab, "summary");
     cr_assert(strstr(summary, "not graded, the kit failed: timing the given version "
-                              "(--variant nosuch) on valley:160x160:3 (0 steps) failed: ") &&
+                              "(--variant nosuch) on valley:160x160:1005 (0 steps) failed: ") &&
               strstr(summary, "unknown variant"), "%s", summary);
     gr_json_free(j);
     free(text);
@@ -453,8 +490,10 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     edit_rubric(kit, "run 5 performance 30", "run 5 performance 6");
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir);
+    /* Without build jobs: every lab built when its turn comes (the other tests use them). */
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
-                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock,
+                          "--jobs", "0", NULL};
     int status = gr_test_run_grader(args, log);
     lk_error err;
     char *console = gr_read_file(log, 1 << 22, NULL, &err);
@@ -470,8 +509,8 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     cr_assert_eq(gr_json_num(lab, "max", -1), 100);
     cr_assert_str_eq(gr_json_str(lab, "summary"),
                      "correct on all 4 checked datasets (the performance dataset's output was "
-                     "not checked: too slow); slower than the 6 s time limit for 40 steps x 3 "
-                     "repeats: no performance points");
+                     "not checked: too slow); slower than the 6 s time limit for one call of 40 "
+                     "steps: no performance points");
     const gr_json *output = check_named(lab, "performance dataset valley:160x160:3 (40 steps): "
                                              "output");
     cr_assert_not_null(output, "%s", text);
@@ -481,8 +520,8 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     const gr_json *perf = check_named(lab, "performance valley:160x160:3 (40 steps)");
     cr_assert_not_null(perf, "%s", text);
     cr_assert_str_eq(gr_json_str(perf, "status"), GR_FAIL);
-    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for 40 steps x "
-                                                  "3 repeats: no performance points");
+    cr_assert_str_eq(gr_json_str(perf, "reason"), "slower than the 6 s time limit for one call "
+                                                  "of 40 steps: no performance points");
     cr_assert(strstr(gr_json_str(perf, "detail"), "6 s time limit"), "%s",
               gr_json_str(perf, "detail"));
     int failed = 0;
@@ -536,7 +575,7 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
               strstr(summary, "at the measured 0.001 GB/s") &&
               strstr(summary, "more than the rubric's factor 3"), "%s", summary);
     const gr_json *perf = gr_json_get(lab, "performance_measurement");
-    cr_assert(gr_json_get(perf, "implausible")->number);
+    cr_assert(gr_json_true(perf, "implausible"));
     cr_assert(gr_json_num(perf, "plausible_bound_ms", 0) > 20000, "160 x 160 cells x 24 B x 40 "
               "steps at 1 MB/s: %g ms", gr_json_num(perf, "plausible_bound_ms", 0));
     cr_assert_not_null(check_with(lab, GR_IMPLAUSIBLE), "%s", text);
@@ -559,6 +598,65 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     free(sol);
     free(slow);
     free(tmpl);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fails_only_it)
+{
+    static const char *const names[] = {"good", "rank-crash", "rank-hang", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "    rounds", "    launcher mpirun\n    ranks 1 2\n    rounds");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "a failing rank is the student's failure, not the grader's: exit "
+                 "status %d:\n%s", status, console);
+
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", text);
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 70, "%s", text);
+    cr_assert(strstr(gr_json_str(lab, "summary"), "correct on all 9 datasets"),
+              "4 datasets at 1 and 2 ranks, and the performance output: %s",
+              gr_json_str(lab, "summary"));
+    cr_assert_not_null(check_named(lab, "public sciddicat-tiny (2 steps), 1 rank"), "%s", text);
+    cr_assert_not_null(check_named(lab, "hidden plane:21x9:8 (40 steps), 2 ranks"), "%s", text);
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "rank-crash", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    const gr_json *one = check_named(lab, "public sciddicat-tiny (2 steps), 1 rank");
+    const gr_json *two = check_named(lab, "public sciddicat-tiny (2 steps), 2 ranks");
+    cr_assert_str_eq(gr_json_str(one, "status"), GR_PASS, "%s", text);
+    cr_assert_str_eq(gr_json_str(two, "status"), GR_FAIL, "%s", text);
+    cr_assert(strstr(gr_json_str(two, "reason"), "exit status") ||
+                  strstr(gr_json_str(two, "reason"), "SIG"),
+              "%s", gr_json_str(two, "reason"));
+    gr_json_free(j);
+    free(text);
+
+    j = lab_of(out, "rank-hang", &text);
+    lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
+    two = check_named(lab, "public sciddicat-tiny (2 steps), 2 ranks");
+    cr_assert(strstr(gr_json_str(two, "reason"), "5 s time limit"), "%s",
+              gr_json_str(two, "reason"));
+    cr_assert(strstr(text, "not run: an earlier run hung"), "%s", text);
+    gr_json_free(j);
+    free(text);
+    free(console);
     free(kit);
     free(subs);
     free(out);

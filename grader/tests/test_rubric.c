@@ -254,12 +254,37 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
          "digit, at most 31)"},
         {NULL, "  baseline a steps 1\n  baseline b steps 2", "rubric.txt:13:",
          "'baseline' given twice in lab 01-straightforward: keep one"},
+        {NULL, "  launcher srun", "rubric.txt:12:",
+         "launcher: unknown launcher 'srun': write launcher mpirun"},
+        {NULL, "  launcher mpirun\n  ranks 1 0", "rubric.txt:13:", "ranks: 0 is out of range"},
+        {NULL, "  launcher mpirun\n  ranks 2 2", "rubric.txt:13:", "ranks: 2 is given twice"},
+        {NULL, "  launcher mpirun\n  ranks", "rubric.txt:13:", "ranks: missing value"},
+        {NULL, "  launcher mpirun\n  ranks 1 2 3 4 5 6 7 8 9", "rubric.txt:13:",
+         "ranks: too many values"},
+        {NULL, "  ranks 1 2", "rubric.txt:1:", "'ranks' needs a launcher"},
+        {NULL, "  launcher mpirun", "rubric.txt:1:", "'launcher mpirun' needs the process counts"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *text = rubric_with(cases[i].replace, cases[i].line);
         expect_error(text, cases[i].where, cases[i].what);
         free(text);
     }
+}
+
+Test(rubric, an_mpi_lab_lists_its_process_counts_and_they_are_part_of_the_reuse_key)
+{
+    char *text = rubric_with(NULL, "  launcher mpirun\n  ranks 1 2 4");
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_parse("r.txt", text, &r, &err), &err);
+    cr_assert_eq(r.labs[0].launcher, GR_LAUNCHER_MPIRUN);
+    cr_assert_eq(r.labs[0].nranks, 3);
+    cr_assert_eq(r.labs[0].ranks[2], 4);
+    char *with = gr_rubric_lab_text(&r.labs[0]);
+    cr_assert(strstr(with, "launcher mpirun\nranks 1 2 4\n"), "%s", with);
+    free(with);
+    gr_rubric_free(&r);
+    free(text);
 }
 
 Test(rubric, structure_errors)

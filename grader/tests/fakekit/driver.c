@@ -1,6 +1,7 @@
 /* A stand-in lab driver for testing the grader's GPU stages on a machine without a GPU. It
  * takes the options of the kit's SciddicaT drivers that the grader uses (--serial, --gpu,
- * --dataset, --gen, --steps, --bin, --repeat, --variant, --json, --result-fd) and writes the
+ * --dataset, --gen, --steps, --bin, --repeat, --once, --variant, --json, --result-fd) and
+ * writes the
  * same result line; its "GPU" runs call the student's fake_run() on the CPU, or with
  * `--variant given` a deliberately slow given version. */
 #include <fcntl.h>
@@ -55,9 +56,9 @@ int main(int argc, char **argv)
         {"steps", required_argument, 0, 's'},   {"bin", required_argument, 0, 'b'},
         {"repeat", required_argument, 0, 'r'},  {"json", no_argument, 0, 'j'},
         {"result-fd", required_argument, 0, 'f'}, {"variant", required_argument, 0, 'v'},
-        {0, 0, 0, 0}};
+        {"once", no_argument, 0, 'o'},          {0, 0, 0, 0}};
     const char *dataset = NULL, *gen = NULL, *bin = NULL, *variant = NULL;
-    int serial = 0, steps = -1, repeat = 1, json = 0, fd = -1, c;
+    int serial = 0, steps = -1, repeat = 1, json = 0, fd = -1, once = 0, c;
     lk_error err;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -71,8 +72,13 @@ int main(int argc, char **argv)
         case 'j': json = 1; break;
         case 'f': fd = atoi(optarg); break;
         case 'v': variant = optarg; break;
+        case 'o': once = 1; break;
         default: return 2;
         }
+    }
+    if (once && (serial || repeat > 1)) {
+        fprintf(stderr, "fake driver: --once goes with --gpu, not with --serial or --repeat\n");
+        return 2;
     }
     lk_sciddicat sim;
     int ds_steps = -1, rc;

@@ -7,13 +7,64 @@
 #include "labkit/cuda_check.h"
 #include "labkit/sciddicat.h"
 
+// The flows of serial.c (minimisation of differences), ported by hand in the serial order.
+__device__ static void cell_flows(int i, int j, int rows, int cols, const double *z,
+                                  const double *h, double *Sf, double p_r, double p_epsilon)
+{
+    double u[5];
+    const double m = h[lk_sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = z[lk_sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = z[lk_sciddicat_at(i - 1, j, cols)] + h[lk_sciddicat_at(i - 1, j, cols)];
+    u[2] = z[lk_sciddicat_at(i, j - 1, cols)] + h[lk_sciddicat_at(i, j - 1, cols)];
+    u[3] = z[lk_sciddicat_at(i, j + 1, cols)] + h[lk_sciddicat_at(i, j + 1, cols)];
+    u[4] = z[lk_sciddicat_at(i + 1, j, cols)] + h[lk_sciddicat_at(i + 1, j, cols)];
+    unsigned gone = 0;
+    double average;
+    int again;
+    do {
+        again = 0;
+        average = m;
+        int count = 0;
+        for (int n = 0; n < 5; n++)
+            if (!(gone & (1u << n))) {
+                average += u[n];
+                count++;
+            }
+        if (count != 0)
+            average /= count;
+        for (int n = 0; n < 5; n++)
+            if (average <= u[n] && !(gone & (1u << n))) {
+                gone |= 1u << n;
+                again = 1;
+            }
+    } while (again);
+    for (int k = 0; k < 4; k++)
+        if (!(gone & (1u << (k + 1))))
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+}
+
+// The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
+// West, East, South (the order of the additions is the reference's).
+__device__ static double new_width(int i, int j, int rows, int cols, const double *h,
+                                   const double *Sf)
+{
+    double t = h[lk_sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
+    t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
+    t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
+    t += Sf[0 * layer + c + cols] - Sf[3 * layer + c];
+    return t;
+}
+
 __global__ void reset_rows(int rows, int cols, double *Sf)
 {
     int i = 1 + blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        lk_sciddicat_reset_cell(i, j, rows, cols, Sf);
+        for (int k = 0; k < 4; k++)
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 __global__ void flows_rows(int rows, int cols, const double *z, const double *h, double *Sf)
@@ -22,8 +73,7 @@ __global__ void flows_rows(int rows, int cols, const double *z, const double *h,
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        lk_sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, LK_SCIDDICAT_P_R,
-                                LK_SCIDDICAT_P_EPSILON);
+        cell_flows(i, j, rows, cols, z, h, Sf, LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
 }
 
 __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
@@ -32,7 +82,7 @@ __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        h[lk_sciddicat_at(i, j, cols)] = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
 }
 
 extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,

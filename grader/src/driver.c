@@ -1,0 +1,227 @@
+/* Running a lab driver in the sandbox: arguments, limits, the private result descriptor,
+   and what the driver reported. Outputs are judged elsewhere (correctness.c), from the files
+   the drivers write, never from what a driver says about them. */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A descriptor number the student code cannot guess in advance. */
+static int pick_fd(gr_session *s)
+{
+    s->fd_state = s->fd_state * 1103515245u + 12345u;
+    return 10 + (int)((s->fd_state >> 16) % 190);
+}
+
+static void run_limits(const gr_session *s, double wall, long long bin_bytes, int drop,
+                       gr_limits *lim)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->wall_s = wall;
+    lim->cpu_s = (long)wall + 10; /* CUDA waits by spinning: CPU time follows wall time */
+    lim->file_bytes = bin_bytes * 2 + (1LL << 20) > (64LL << 20) ? bin_bytes * 2 + (1LL << 20)
+                                                               : (64LL << 20);
+    lim->output_bytes = 1LL << 20;
+    lim->nproc = 64;
+    lim->drop = drop;
+    lim->jail = &s->jail;
+}
+
+void gr_driver_run_free(gr_driver_run *dr)
+{
+    gr_json_free(dr->res);
+    free(dr->out_path);
+    free(dr->err_path);
+    memset(dr, 0, sizeof *dr);
+}
+
+/* The result descriptor must carry exactly one line: the driver's. Anything else means
+   someone else wrote to it. */
+static gr_json *read_result(const char *path, char *why, size_t size)
+{
+    lk_error e;
+    size_t len;
+    char *text = gr_read_file(path, 1 << 20, &len, &e);
+    if (!text) {
+        snprintf(why, size, "no result line: %.400s", e.msg);
+        return NULL;
+    }
+    int lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    if (len == 0 || lines != 1 || text[len - 1] != '\n' || strlen(text) != len) {
+        snprintf(why, size, len == 0 ? "the driver wrote no result line (it stopped early)"
+                                     : "the result descriptor holds %d lines instead of the "
+                                       "driver's one: result channel tampered with",
+                 lines);
+        free(text);
+        return NULL;
+    }
+    gr_json *j = gr_json_parse(text, "result line", &e);
+    if (!cJSON_IsObject(j))
+        snprintf(why, size, "unreadable result line: %.400s", j ? "not an object" : e.msg);
+    if (j && !cJSON_IsObject(j)) {
+        gr_json_free(j);
+        j = NULL;
+    }
+    free(text);
+    return j;
+}
+
+/* Under `launcher mpirun` every rank gets its own result file, opened by a shell in the rank
+   (mpirun passes no descriptors but 0-2 to its processes): "$LABKIT_RESULT.RANK". The
+   grader reads rank 0's. The descriptor is below 10, as the shell's redirections need. */
+static int mpirun_argv(const gr_session *s, const gr_limits *lim, int ranks, int fd,
+                       const char **argv, char *np, size_t npsize, char *script,
+                       size_t script_size)
+{
+    uid_t uid;
+    gid_t gid;
+    gr_sandbox_ids(lim, &uid, &gid);
+    (void)s;
+    snprintf(np, npsize, "%d", ranks);
+    snprintf(script, script_size,
+             "exec \"$0\" \"$@\" --result-fd %d %d>>\"$LABKIT_RESULT.$OMPI_COMM_WORLD_RANK\"",
+             fd, fd);
+    int n = 0;
+    argv[n++] = "mpirun";
+    argv[n++] = "-np";
+    argv[n++] = np;
+    argv[n++] = "--oversubscribe";
+    if (uid == 0)
+        argv[n++] = "--allow-run-as-root";
+    /* Single-copy between ranks uses process_vm_readv, which the sandbox does not allow. */
+    argv[n++] = "--mca";
+    argv[n++] = "btl_vader_single_copy_mechanism";
+    argv[n++] = "none";
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = script;
+    return n;
+}
+
+int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char *const *args,
+                  int ranks, double wall, long long bin_bytes, const char *tag,
+                  gr_driver_run *dr, lk_error *err)
+{
+    memset(dr, 0, sizeof *dr);
+    gr_limits lim;
+    run_limits(s, wall, bin_bytes, s->drop, &lim);
+    const char *argv[64];
+    char np[16], script[256], fdnum[16];
+    int n = 0, fd = pick_fd(s);
+    if (ranks > 0) {
+        fd = 3 + fd % 7;
+        n = mpirun_argv(s, &lim, ranks, fd, argv, np, sizeof np, script, sizeof script);
+        lim.nproc += 32L * ranks; /* mpirun's and each rank's helper threads */
+        lim.inet = 1;
+    }
+    argv[n++] = driver;
+    for (int i = 0; args[i] && n < 56; i++)
+        argv[n++] = args[i];
+    snprintf(fdnum, sizeof fdnum, "%d", fd);
+    if (ranks == 0) {
+        argv[n++] = "--result-fd";
+        argv[n++] = fdnum;
+    }
+    argv[n] = NULL;
+    dr->out_path = gr_strf("%s/%s.out", cwd, tag);
+    dr->err_path = gr_strf("%s/%s.err", cwd, tag);
+    char *res_base = gr_strf("%s/%s.result", cwd, tag);
+    char *res_path = ranks > 0 ? gr_strf("%s.0", res_base) : gr_xstrdup(res_base);
+    char *res_env = gr_strf("LABKIT_RESULT=%s", res_base);
+    for (int r = 0; r < ranks; r++) { /* appended to: none may be left from an earlier run */
+        char *old = gr_strf("%s.%d", res_base, r);
+        unlink(old);
+        free(old);
+    }
+    /* The driver sees its own build folder (WORK/build/labNN: WORK read-only) and writes in
+       its run folder only. */
+    char *home = gr_xstrdup(driver);
+    for (int up = 0; up < 2 && strrchr(home, '/'); up++)
+        *strrchr(home, '/') = '\0';
+    const char *readable[] = {home, NULL}, *writable[] = {cwd, NULL};
+    const char *env[] = {res_env, NULL};
+    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, ranks > 0 ? NULL : res_path, fd,
+                  ranks > 0 ? env : NULL, writable, readable};
+    int rc = gr_sandbox_run(&cmd, &lim, &dr->o, err);
+    free(home);
+    if (rc == 0)
+        dr->res = read_result(res_path, dr->why, sizeof dr->why);
+    free(res_path);
+    free(res_base);
+    free(res_env);
+    return rc;
+}
+
+static void output_head(const gr_driver_run *dr, const char *src_prefix, gr_buf *detail)
+{
+    static const char *const names[] = {"stderr", "stdout"};
+    const char *paths[] = {dr->err_path, dr->out_path};
+    for (int i = 0; i < 2; i++) {
+        lk_error e;
+        char *text = gr_read_file(paths[i], 4u << 20, NULL, &e);
+        if (!text || !text[0]) {
+            free(text);
+            continue;
+        }
+        char *shown = src_prefix ? gr_replace_all(text, src_prefix, "") : gr_xstrdup(text);
+        gr_buf_printf(detail, "first lines of %s:\n", names[i]);
+        gr_head(shown, 15, 2048, detail);
+        free(shown);
+        free(text);
+    }
+}
+
+int gr_run_failed(const gr_driver_run *dr, const char *src_prefix, char *reason, size_t size,
+                  gr_buf *detail)
+{
+    const char *status = dr->res ? gr_json_str(dr->res, "status") : NULL;
+    if (gr_outcome_ok(&dr->o) && dr->res && status && strcmp(status, "ok") == 0)
+        return 0;
+    if (dr->o.end != GR_END_EXITED) {
+        snprintf(reason, size, "%s", dr->o.reason);
+    } else if (dr->res && gr_json_str(dr->res, "error")) {
+        char *msg = src_prefix ? gr_replace_all(gr_json_str(dr->res, "error"), src_prefix, "")
+                               : gr_xstrdup(gr_json_str(dr->res, "error"));
+        snprintf(reason, size, "%s%s", strstr(msg, "cuda") || strstr(msg, "CUDA") ?
+                 "CUDA error: " : "error: ", msg);
+        free(msg);
+    } else if (dr->o.status != 0 && status && strcmp(status, "ok") == 0) {
+        snprintf(reason, size, "exit status %d after a result line that says ok: a process of "
+                 "the run failed (see its output)", dr->o.status);
+    } else if (dr->o.status != 0) {
+        snprintf(reason, size, "exit status %d without a result (%s)", dr->o.status, dr->why);
+    } else if (!dr->res) {
+        snprintf(reason, size, "%s", dr->why);
+    } else {
+        snprintf(reason, size, "the driver reported status '%s'", status ? status : "?");
+    }
+    output_head(dr, src_prefix, detail);
+    return 1;
+}
+
+int gr_prepare_dir(const gr_session *s, const char *dir, lk_error *err)
+{
+    gr_limits lim = {.drop = s->drop};
+    uid_t uid;
+    gid_t gid;
+    gr_sandbox_ids(&lim, &uid, &gid);
+    if (gr_mkdir_p(dir, 0755, err) != 0)
+        return -1;
+    return gr_chown_tree(dir, uid, gid, err);
+}
+
+
+int gr_reference_ranks(const gr_lab_rubric *lab)
+{
+    return lab->launcher == GR_LAUNCHER_MPIRUN ? 1 : 0;
+}
+
+int gr_performance_ranks(const gr_lab_rubric *lab)
+{
+    return lab->launcher == GR_LAUNCHER_MPIRUN && lab->nranks > 0 ? lab->ranks[lab->nranks - 1]
+                                                                  : 0;
+}
