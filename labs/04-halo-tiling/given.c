@@ -13,7 +13,7 @@ const lk_variant lab04_variants[LAB04_NVARIANTS + 1] = {
     {.name = "nohalo", .help = ": tiles without a halo", .tile_x = 32, .tile_y = 8},
     {.name = "fused", .help = ": stretch, one kernel per step", .tile_x = 30, .tile_y = 14},
     {.name = "fast", .help = ": stretch 2, the fused step near the debris only", .tile_x = 32,
-     .tile_y = 16},
+     .tile_y = 8},
     {0}};
 
 int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err)
