@@ -16,7 +16,14 @@ prog=${2:?usage: bench-profile.sh LAB PROG CSV DATASET...}
 csv=${3:?usage: bench-profile.sh LAB PROG CSV DATASET...}
 shift 3
 [ $# -gt 0 ] || { echo "bench-profile: no dataset given" >&2; exit 2; }
+# ncu is often beside nvcc without being on the PATH.
 ncu=${NCU:-ncu}
+if [ -z "${NCU:-}" ] && ! command -v ncu >/dev/null 2>&1; then
+    for c in "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")/ncu" \
+             /usr/local/cuda/bin/ncu; do
+        [ -x "$c" ] && { ncu=$c; break; }
+    done
+fi
 read -r steps_a steps_b <<<"${PROFILE_STEPS:-4 12}"
 if ! command -v "$ncu" >/dev/null 2>&1; then
     echo "bench-profile: $ncu (Nsight Compute) not found: install it with the CUDA toolkit" \
