@@ -16,9 +16,11 @@ DECKS := $(wildcard slides/[0-9][0-9]-*.md)
 DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))
 DECK_DEPS := slides/preamble.tex $(wildcard slides/plots/* labs/*/figures/*) tools/build-deck.sh
 BENCH_CSV ?= $(LK_BUILD)/bench/bench.csv
+# make bench-profile: the labs whose solutions it profiles (default: all).
+PROFILE_LABS ?= $(LABS)
 
 .PHONY: all help lib tools check check-suites check-common check-datasets check-labs \
-        grade doctor bench docs slides slides-plots handout clean
+        grade doctor bench bench-profile docs slides slides-plots handout clean
 .DELETE_ON_ERROR:
 
 all: lib tools
@@ -30,6 +32,8 @@ help:
 	@echo "make grade      grade submissions (see README); a student distribution self-grades"
 	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
 	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
+	@echo "make bench-profile  DRAM bytes per step of every solution, measured with ncu (Nsight"
+	@echo "                Compute) on the bench datasets; PROFILE_LABS=\"01-...\" picks labs"
 	@echo "make docs       Doxygen API documentation (warnings are errors)"
 	@echo "make slides     every deck slides/NN-name.md to build/slides/NN-name.pdf (V=1: commands)"
 	@echo "make slides-plots  redraw slides/plots/ from a bench CSV (BENCH_CSV=, default build/bench/bench.csv)"
@@ -108,8 +112,17 @@ else
 bench: lib tools
 	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/bench.csv
 	@for lab in $(LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench VARIANT=solution BENCH_CSV=$(LK_BUILD)/bench/bench.csv || exit 1; done
-	@echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv | tee $(LK_BUILD)/bench/summary.md
+	@echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv $(wildcard $(LK_BUILD)/bench/profile.csv) | tee $(LK_BUILD)/bench/summary.md
 	@echo; echo "CSV: $(LK_BUILD)/bench/bench.csv, table: $(LK_BUILD)/bench/summary.md"
+
+# The bytes the counters see, beside the formula's: every lab's driver under ncu, a few steps
+# (tools/bench-profile.sh); make bench's table then shows them (either order works).
+bench-profile: lib tools
+	@mkdir -p $(LK_BUILD)/bench && rm -f $(LK_BUILD)/bench/profile.csv
+	@failed=0; for lab in $(PROFILE_LABS); do $(MAKE) --no-print-directory -C labs/$$lab bench-profile VARIANT=solution PROFILE_CSV=$(LK_BUILD)/bench/profile.csv || failed=1; done; \
+	  echo; echo "CSV: $(LK_BUILD)/bench/profile.csv"; \
+	  if [ -s $(LK_BUILD)/bench/bench.csv ]; then echo; tools/bench-summary.sh $(LK_BUILD)/bench/bench.csv $(LK_BUILD)/bench/profile.csv | tee $(LK_BUILD)/bench/summary.md; fi; \
+	  exit $$failed
 endif
 
 doctor:

@@ -12,7 +12,7 @@
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
     "  files SPEC PREFIX   write PREFIX_header.txt, PREFIX_dem.txt, PREFIX_source.txt for a\n"
-    "                      generator spec KIND:ROWSxCOLS:SEED (KIND: valley or plane)\n"
+    "                      generator spec KIND:ROWSxCOLS:SEED (KIND: valley, plane, dome or flood)\n"
     "  dataset NAME DIR    write the input files of manifest dataset NAME into DIR\n"
     "                      (SciddicaT; shallow-water datasets have none: they are generated)\n"
     "  expect NAME         run the serial reference on NAME, print the md5 of its output\n"

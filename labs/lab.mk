@@ -4,6 +4,7 @@
 #   make check      run the tests against your kernels.cu, then a summary
 #   make run        run the lab's standard dataset (time, md5, speedup, PNG)
 #   make bench      performance report (GPU)
+#   make bench-profile  DRAM bytes per step measured with ncu (GPU, Nsight Compute)
 #   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors)
 #   V=1             show the full compiler command lines
 
@@ -32,7 +33,11 @@ LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
 # The harness poisons every device allocation of the student's code (common/src/cuda_poison.c).
 LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
 
-.PHONY: build check check-suites run bench clean
+# SciddicaT labs also time the wet dataset, where debris covers every cell: nothing to skip.
+BENCH_MORE ?= $(if $(findstring sciddicat_driver.h,$(file < $(CURDIR)/main.c)),sciddicat-large-wet)
+PROFILE_CSV ?= $(B)/profile.csv
+
+.PHONY: build check check-suites run bench bench-profile clean
 .DELETE_ON_ERROR:
 
 build: $(PROG) $(TESTS)
@@ -85,6 +90,13 @@ run: $(PROG)
 
 bench: $(PROG)
 	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+	@set -e; for d in $(BENCH_MORE); do echo; echo "$(PROG) --bench --dataset $$d"; \
+	  $(PROG) --bench --dataset $$d $(if $(BENCH_CSV),--csv $(BENCH_CSV)); done
+
+# The datasets are the driver's bench dataset (its -h names it) and BENCH_MORE.
+bench-profile: $(PROG)
+	@$(LK_TOP)/tools/bench-profile.sh $(LAB) $(PROG) $(PROFILE_CSV) \
+	  $$($(PROG) -h | sed -n 's/.*--bench *performance report on \([^ ]*\).*/\1/p') $(BENCH_MORE)
 
 clean:
 	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)

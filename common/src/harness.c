@@ -623,6 +623,14 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
     printf("  effective bandwidth %.1f GB/s (%.0f B per cell per step)\n", bw * 1e-9,
            sh->bytes_per_cell_step);
     printf("  %% of copy          %.1f %%\n", 100.0 * bw / run->r.copy.best_bps);
+    /* The formula counts every cell; a kernel that skips still cells moves less: the bytes
+       it really moves come from the counters (make bench-profile). */
+    const double bound_ms = sh->min_bytes_per_cell_step > 0.0
+                                ? sh->min_bytes_per_cell_step * n / run->r.copy.best_bps * 1e3
+                                : 0.0;
+    if (bound_ms > 0.0)
+        printf("  one-step bound     %.4f ms per step (%.0f B per cell at the copy bandwidth); "
+               "measured bytes: make bench-profile\n", bound_ms, sh->min_bytes_per_cell_step);
     printf("  speedup vs serial  %.1fx\n", speedup);
     if (l->given >= 0) {
         const char *name = run->lab->variants[l->given].name;
@@ -643,12 +651,15 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
     if (ftell(f) == 0)
         fputs("lab,gpu,dataset,rows,cols,steps,launch,ms_per_step,cell_updates_per_s,"
               "effective_GBps,copy_GBps,memcpy_GBps,copy_kernel_GBps,pct_of_copy,"
-              "serial_ms_per_step,speedup\n", f);
+              "serial_ms_per_step,speedup,formula_bytes_per_cell,bound_bytes_per_cell,"
+              "bound_ms_per_step\n", f);
     const lk_copy_bandwidth *c = &run->r.copy;
-    fprintf(f, "%s,\"%s\",%s,%d,%d,%d,\"%s\",%.6f,%.6e,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f\n",
+    fprintf(f, "%s,\"%s\",%s,%d,%d,%d,\"%s\",%.6f,%.6e,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,"
+               "%.0f,%.0f,%.6f\n",
             run->lab->name, run->r.device, run->label, sh->rows, sh->cols, run->steps,
             l->label, ms, updates, bw * 1e-9, c->best_bps * 1e-9, c->memcpy_bps * 1e-9,
-            c->kernel_bps * 1e-9, 100.0 * bw / c->best_bps, st->serial_ms_step, speedup);
+            c->kernel_bps * 1e-9, 100.0 * bw / c->best_bps, st->serial_ms_step, speedup,
+            sh->bytes_per_cell_step, sh->min_bytes_per_cell_step, bound_ms);
     if (fclose(f) != 0)
         return lk_fail(err, "%s: write failed: check the disk", run->opt.csv);
     return 0;

@@ -17,14 +17,19 @@ int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_e
         *out = LK_TERRAIN_PLANE;
     else if (strcmp(name, "dome") == 0)
         *out = LK_TERRAIN_DOME;
+    else if (strcmp(name, "flood") == 0)
+        *out = LK_TERRAIN_FLOOD;
     else
-        return lk_fail(err, "unknown terrain '%s': use 'valley', 'plane' or 'dome'", name);
+        return lk_fail(err, "unknown terrain '%s': use 'valley', 'plane', 'dome' or 'flood'", name);
     return 0;
 }
 
 const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t)
 {
-    return t == LK_TERRAIN_PLANE ? "plane" : t == LK_TERRAIN_DOME ? "dome" : "valley";
+    return t == LK_TERRAIN_PLANE   ? "plane"
+           : t == LK_TERRAIN_DOME  ? "dome"
+           : t == LK_TERRAIN_FLOOD ? "flood"
+                                   : "valley";
 }
 
 int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err)
@@ -96,6 +101,7 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
                        rows, cols);
     const int valley = spec->terrain == LK_TERRAIN_VALLEY;
     const int dome = spec->terrain == LK_TERRAIN_DOME;
+    const int flood = spec->terrain == LK_TERRAIN_FLOOD;
     const double cellsize = 10.0;
     const double drop_per_row = valley ? 1.0 : 8.0; /* metres per cell southwards */
     const double centre_j = (cols - 1) / 2.0;
@@ -123,7 +129,11 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
                 z = 1000.0 - 4.0 * (di_c > dj_c ? di_c : dj_c) +
                     1.5 * value_noise(spec->seed, 1, i, j, 8) +
                     0.4 * value_noise(spec->seed, 2, i, j, 3);
-            } else if (valley)
+            } else if (flood)
+                /* A gentle noisy slope southwards: the debris keeps moving everywhere. */
+                z = 1000.0 + 0.5 * (rows - 1 - i) + 3.0 * value_noise(spec->seed, 1, i, j, 24) +
+                    1.0 * value_noise(spec->seed, 2, i, j, 6);
+            else if (valley)
                 z += 20.0 * dx * dx + 5.0 * value_noise(spec->seed, 1, i, j, 24) +
                      1.0 * value_noise(spec->seed, 2, i, j, 6);
             else
@@ -134,8 +144,13 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
             double di = (i - blob_i) / blob_r, dj = (j - centre_j) / blob_r;
             double d2 = di * di + dj * dj;
             int interior = i > 0 && j > 0 && i < rows - 1 && j < cols - 1;
-            source[lk_sciddicat_at(i, j, cols)] =
-                interior && d2 < 1.0 ? to_mm(6.0 * (1.0 - d2)) : 0.0;
+            if (flood)
+                /* Debris 0.5 to 1.5 m thick on every interior cell. */
+                source[lk_sciddicat_at(i, j, cols)] =
+                    interior ? to_mm(1.0 + 0.5 * value_noise(spec->seed, 3, i, j, 16)) : 0.0;
+            else
+                source[lk_sciddicat_at(i, j, cols)] =
+                    interior && d2 < 1.0 ? to_mm(6.0 * (1.0 - d2)) : 0.0;
         }
     hdr->ncols = cols;
     hdr->nrows = rows;
@@ -189,6 +204,27 @@ static int check_source(const lk_sciddicat *sim, const char *path, lk_error *err
     return 0;
 }
 
+/* The limits that make skipping still cells exact (lk_sciddicat_is_still): far beyond any
+   terrain, so only a unit mistake or a corrupted file meets them. */
+static int check_scale(const lk_sciddicat *sim, const char *path, lk_error *err)
+{
+    double total = 0.0;
+    for (int i = 0; i < sim->rows; i++)
+        for (int j = 0; j < sim->cols; j++) {
+            const size_t at = lk_sciddicat_at(i, j, sim->cols);
+            if (fabs(sim->z[at]) > LK_SCIDDICAT_MAX_ALTITUDE)
+                return lk_fail(err, "%s: cell (row %d, col %d) has altitude %g m: altitudes "
+                                    "must be within +-%g m (are the units metres?)",
+                               path, i, j, sim->z[at], LK_SCIDDICAT_MAX_ALTITUDE);
+            total += sim->h0[at];
+        }
+    if (total > LK_SCIDDICAT_MAX_TOTAL_THICKNESS)
+        return lk_fail(err, "%s: the thicknesses add up to %g m: the total must be at most %g m "
+                            "(are the units metres?)",
+                       path, total, LK_SCIDDICAT_MAX_TOTAL_THICKNESS);
+    return 0;
+}
+
 int lk_sciddicat_load(const char *header, const char *dem, const char *source,
                       lk_sciddicat *sim, lk_error *err)
 {
@@ -197,7 +233,7 @@ int lk_sciddicat_load(const char *header, const char *dem, const char *source,
         return -1;
     if (lk_read_body(dem, hdr.nrows, hdr.ncols, sim->z, err) != 0 ||
         lk_read_body(source, hdr.nrows, hdr.ncols, sim->h0, err) != 0 ||
-        check_source(sim, source, err) != 0) {
+        check_source(sim, source, err) != 0 || check_scale(sim, dem, err) != 0) {
         lk_sciddicat_free(sim);
         return -1;
     }
@@ -225,7 +261,7 @@ int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim
         size_t bytes = (size_t)hdem.nrows * hdem.ncols * sizeof(double);
         memcpy(sim->z, gdem.data, bytes);
         memcpy(sim->h0, gsrc.data, bytes);
-        if (check_source(sim, source, err) == 0) {
+        if (check_source(sim, source, err) == 0 && check_scale(sim, dem, err) == 0) {
             initialise(sim);
             rc = 0;
         } else
@@ -245,7 +281,8 @@ int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim
                        spec->rows, spec->cols);
     if (allocate(sim, &hdr, err) != 0)
         return -1;
-    if (lk_sciddicat_generate(spec, &sim->hdr, sim->z, sim->h0, err) != 0) {
+    if (lk_sciddicat_generate(spec, &sim->hdr, sim->z, sim->h0, err) != 0 ||
+        check_scale(sim, "generator", err) != 0) {
         lk_sciddicat_free(sim);
         return -1;
     }

@@ -48,6 +48,7 @@ int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim)
     /* The copy yardstick moves as many bytes as the four outflow layers a step rewrites. */
     const lk_output_shape shape = {.rows = sim->rows, .cols = sim->cols, .fields = 1,
                                    .bytes_per_cell_step = LK_SCIDDICAT_BYTES_PER_CELL_STEP,
+                                   .min_bytes_per_cell_step = LK_SCIDDICAT_MIN_BYTES_PER_CELL_STEP,
                                    .copy_bytes = 4 * n * sizeof(double)};
     const void *inputs[2] = {sim->z, sim->h0};
     const size_t bytes[2] = {n * sizeof(double), n * sizeof(double)};

@@ -35,6 +35,7 @@ int lk_swe_open(lk_run *run, lk_swe *sim)
     const lk_output_shape shape = {.rows = sim->rows, .cols = sim->cols, .fields = 3,
                                    .ghost = 1,
                                    .bytes_per_cell_step = LK_SWE_BYTES_PER_CELL_STEP,
+                                   .min_bytes_per_cell_step = LK_SWE_BYTES_PER_CELL_STEP,
                                    .copy_bytes = 3 * bytes};
     const void *inputs[3] = {sim->q.Z, sim->q.Qx, sim->q.Qy};
     const size_t input_bytes[3] = {bytes, bytes, bytes};

@@ -1,6 +1,8 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "labkit/rng.h"
 #include "labkit/sciddicat.h"
 #include "labkit/testing.h"
 
@@ -134,4 +136,93 @@ Test(sciddicat, unknown_dataset_lists_the_known_ones)
     cr_assert_eq(lk_sciddicat_load_dataset(manifest, "no-such", &sim, NULL, NULL, &err), -1);
     cr_assert(strstr(err.msg, "no dataset named 'no-such'") && strstr(err.msg, "sciddicat-tiny"),
               "%s", err.msg);
+}
+
+Test(sciddicat, absurd_altitudes_and_thickness_totals_are_rejected, .init = lk_tmpdir_make,
+     .fini = lk_tmpdir_remove)
+{
+    const char *hdr = lk_tmp_put("h.txt", HEADER);
+    const char *dem = lk_tmp_put("d.txt", "5 5 5\n5 2e10 5\n5 5 5\n");
+    const char *src = lk_tmp_put("s.txt", "0 0 0\n0 2 0\n0 0 0\n");
+    lk_sciddicat sim;
+    lk_error err;
+    cr_assert_eq(lk_sciddicat_load(hdr, dem, src, &sim, &err), -1);
+    cr_assert(strstr(err.msg, dem) && strstr(err.msg, "row 1, col 1") && strstr(err.msg, "metres"),
+              "%s", err.msg);
+    const char *dem_ok = lk_tmp_put("d2.txt", "5 5 5\n5 9 5\n5 5 5\n");
+    const char *deep = lk_tmp_put("s2.txt", "0 0 0\n0 6e9 0\n0 6e9 0\n");
+    cr_assert_eq(lk_sciddicat_load(hdr, dem_ok, deep, &sim, &err), -1);
+    cr_assert(strstr(err.msg, "add up to") && strstr(err.msg, "at most"), "%s", err.msg);
+}
+
+/* The outflows of the reference's flows process at a cell of thickness h whose neighbours
+   have levels u[1..4] and altitude z0; returns the bitmask of directions that get one. */
+static unsigned flows_of(double z0, double h, const double u[4])
+{
+    double z[9] = {0}, hh[9] = {0}, f[36] = {0};
+    const int at[4] = {1, 3, 5, 7}; /* N, W, E, S in a 3x3 window */
+    z[4] = z0;
+    hh[4] = h;
+    for (int k = 0; k < 4; k++)
+        z[at[k]] = u[k]; /* neighbour thickness 0: its level is its altitude */
+    lk_sciddicat_flows_cell(1, 1, 3, 3, z, hh, f, LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
+    unsigned mask = 0;
+    for (int k = 0; k < 4; k++)
+        mask |= (f[lk_sciddicat_flow_at(k, 1, 1, 3, 3)] != 0.0) << k;
+    return mask;
+}
+
+/* Why the skip test is h <= p_epsilon / 2 and not m <= 0: with m = 0 and near-equal levels
+   (a pond surface), the reference sends outflows of one rounding error. */
+Test(sciddicat, m_zero_can_flow_but_still_cells_never_do)
+{
+    const double level = 0x1.d157df61a2afcp+10, below = 0x1.d157df61a2afbp+10;
+    const double u[4] = {below, below, below, level};
+    const double eps = LK_SCIDDICAT_P_EPSILON;
+    cr_assert_neq(flows_of(level - eps, eps, u), 0u,
+                  "the m = 0 counterexample no longer flows: the comment of "
+                  "lk_sciddicat_is_still() needs another one");
+    cr_assert(!lk_sciddicat_is_still(eps));
+
+    /* Still cells: random near-ties around levels of every magnitude the loaders accept. */
+    lk_rng r;
+    lk_rng_seed(&r, 13);
+    for (int t = 0; t < 2000000; t++) {
+        const double scale = ldexp(1.0, (int)lk_rng_below(&r, 37)); /* 1 m .. 6.9e10 m */
+        const double base = (lk_rng_uniform(&r) - 0.25) * scale;
+        double v[4];
+        for (int k = 0; k < 4; k++) {
+            const int kind = (int)lk_rng_below(&r, 3);
+            v[k] = kind == 0 ? base : kind == 1 ? nextafter(base, -INFINITY)
+                                                : base + (lk_rng_uniform(&r) - 0.5) * 1e-3;
+        }
+        const double h = lk_rng_below(&r, 2) ? 0.5 * eps : lk_rng_uniform(&r) * 0.5 * eps;
+        const double z0 = lk_rng_below(&r, 2) ? base - eps : v[lk_rng_below(&r, 4)] - eps;
+        cr_assert(lk_sciddicat_is_still(h));
+        cr_assert_eq(flows_of(z0, h, v), 0u, "still cell h=%a z=%a flows to %a %a %a %a", h,
+                     z0, v[0], v[1], v[2], v[3]);
+    }
+}
+
+/* The wet dataset's terrain: debris on every interior cell, none on the border. */
+Test(sciddicat, flood_covers_every_interior_cell)
+{
+    lk_sciddicat_spec s;
+    lk_error err;
+    LK_ASSERT_OK(lk_sciddicat_spec_parse("flood:61x47:3", &s, &err), &err);
+    cr_assert_eq(s.terrain, LK_TERRAIN_FLOOD);
+    cr_assert_str_eq(lk_sciddicat_terrain_name(s.terrain), "flood");
+    lk_sciddicat sim;
+    LK_ASSERT_OK(lk_sciddicat_load_generated(&s, &sim, &err), &err);
+    for (int i = 0; i < sim.rows; i++)
+        for (int j = 0; j < sim.cols; j++) {
+            const double h = sim.h0[lk_sciddicat_at(i, j, sim.cols)];
+            const int border = i == 0 || j == 0 || i == sim.rows - 1 || j == sim.cols - 1;
+            if (border)
+                cr_assert_eq(h, 0.0, "debris on border cell (%d, %d)", i, j);
+            else
+                cr_assert(h >= 0.5 && h <= 1.5 && !lk_sciddicat_is_still(h),
+                          "cell (%d, %d) has %g m", i, j, h);
+        }
+    lk_sciddicat_free(&sim);
 }

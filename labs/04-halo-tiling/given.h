@@ -17,12 +17,12 @@ extern "C" {
     halo and fused tiles leave room for the ring in a block of whole warps). */
 extern const lk_variant lab04_variants[LAB04_NVARIANTS + 1];
 
-/** Parse a variant name ("halo", "nohalo", "fused"; "" means the first, halo). */
+/** Parse a variant name ("halo", "nohalo", "fused", "fast"; "" means the first, halo). */
 int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err);
 
 /**
  * Block shape of @p variant for a tile: halo and fused blocks are the tile plus a one-cell
- * ring (tile_x + 2 by tile_y + 2), nohalo blocks are the tile.
+ * ring (tile_x + 2 by tile_y + 2), nohalo and fast blocks are the tile.
  */
 void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
                          int *block_y);

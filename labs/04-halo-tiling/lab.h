@@ -43,13 +43,15 @@ typedef enum lab04_variant {
     /** Block = tile; neighbours outside the tile are read from global memory. */
     LAB04_NOHALO = 1,
     /** Stretch: one kernel per step, outflows of the tile and its ring in shared memory. */
-    LAB04_FUSED = 2
+    LAB04_FUSED = 2,
+    /** Stretch 2: the fused step on the cells near debris only (lab04_fast_step). */
+    LAB04_FAST = 3
 } lab04_variant;
 
 /** Number of variants. */
-#define LAB04_NVARIANTS 3
+#define LAB04_NVARIANTS 4
 
-/** The kernels of a variant: halo and nohalo have FLOWS and WIDTH, fused has STEP. */
+/** The kernels of a variant: halo and nohalo have FLOWS and WIDTH, fused and fast STEP. */
 typedef enum lab04_process {
     LAB04_FLOWS = 0, /**< Flows-computation kernel (lab04_flows). */
     LAB04_WIDTH = 1, /**< Width-update kernel (lab04_width). */
@@ -124,10 +126,120 @@ int lab04_fused_step(int tile_x, int tile_y, int rows, int cols, const double *d
                      const double *d_h_in, double *d_h_out, lk_error *err);
 
 /**
+ * A bounding box of cells, rows r0..r1 and columns c0..c1 (inclusive); empty when r0 > r1 or
+ * c0 > c1. The fast variant keeps, on the device, the box of the cells that are not still
+ * (lk_sciddicat_is_still): only cells next to those can change in a step.
+ */
+typedef struct lab04_box {
+    int r0; /**< First row. */
+    int r1; /**< Last row. */
+    int c0; /**< First column. */
+    int c1; /**< Last column. */
+} lab04_box;
+
+/** Boxes the fast variant's caller keeps on the device (lab04_fast_boxes_init). */
+#define LAB04_FAST_BOXES 4
+
+/** What a step does with each box (lab04_fast_slot). */
+typedef enum lab04_fast_role {
+    LAB04_WET_NOW = 0,  /**< Read: the box of the cells not still at the step's start. */
+    LAB04_WET_PREV = 1, /**< Read: the same one step earlier. */
+    LAB04_WET_NEXT = 2, /**< Grown (atomicMin/atomicMax) to the cells not still after the step. */
+    LAB04_TO_CLEAR = 3  /**< Emptied, for the next step to grow (no step reads it meanwhile). */
+} lab04_fast_role;
+
+/**
+ * Stretch 2: step @p step (0, 1, ... in order) of the fast variant, from @p d_h_in into
+ * @p d_h_out (ping-pong, as lab04_fused_step), on the region lab04_fast_region() of the boxes
+ * only: a cell outside it cannot change, and its value in @p d_h_out, written two steps ago,
+ * is already right. The kernel reads the region from @p d_boxes itself (the host never
+ * waits for it), grows the LAB04_WET_NEXT box and empties the LAB04_TO_CLEAR one.
+ *
+ * @param step    the step's number: it picks the boxes (lab04_fast_slot)
+ * @param tile_x, tile_y  tile size in interior cells (the block is the tile)
+ * @param rows, cols  grid size (>= 3 each)
+ * @param d_z      altitude, rows*cols
+ * @param d_h_in   thickness before the step, rows*cols (read only)
+ * @param d_h_out  thickness after the step, rows*cols (a different buffer)
+ * @param d_boxes  LAB04_FAST_BOXES boxes on the device, set by lab04_fast_boxes_init before
+ *                 step 0 and left to the steps afterwards
+ * @param err      on failure, the message
+ * @return 0, -1 on failure, LAB04_NOT_ATTEMPTED if this stretch is not done (the default
+ *         given.c provides while kernels.cu does not define the function)
+ */
+int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int cols, const double *d_z,
+                    const double *d_h_in, double *d_h_out, lab04_box *d_boxes, lk_error *err);
+
+/** The empty box. */
+LK_HD static inline lab04_box lab04_box_empty(void)
+{
+    lab04_box b = {0x7fffffff, -1, 0x7fffffff, -1};
+    return b;
+}
+
+/** 1 when @p b holds no cell. */
+LK_HD static inline int lab04_box_is_empty(lab04_box b) { return b.r0 > b.r1 || b.c0 > b.c1; }
+
+/** Which of the LAB04_FAST_BOXES boxes plays @p role in step @p step (they rotate). */
+LK_HD static inline int lab04_fast_slot(int step, lab04_fast_role role)
+{
+    const int offset = role == LAB04_WET_NOW    ? 0
+                       : role == LAB04_WET_NEXT ? 1
+                       : role == LAB04_TO_CLEAR ? 2
+                                                : 3; /* LAB04_WET_PREV: step - 1 */
+    return (step + offset) % LAB04_FAST_BOXES;
+}
+
+/**
+ * The boxes before step 0: both "wet" boxes cover the whole grid, so steps 0 and 1 update
+ * every interior cell of both buffers (as the reference does; it also turns a -0.0 thickness
+ * into +0.0, after which a cell with no flow keeps its bits); the others are empty.
+ */
+LK_HD static inline void lab04_fast_boxes_init(int rows, int cols,
+                                               lab04_box boxes[LAB04_FAST_BOXES])
+{
+    const lab04_box all = {0, rows - 1, 0, cols - 1};
+    for (int k = 0; k < LAB04_FAST_BOXES; k++)
+        boxes[k] = lab04_box_empty();
+    boxes[lab04_fast_slot(0, LAB04_WET_NOW)] = all;
+    boxes[lab04_fast_slot(0, LAB04_WET_PREV)] = all;
+}
+
+/**
+ * The cells step @p step must update: the interior cells next to (or in) a box of wet cells
+ * now or one step earlier. Only cells next to a wet cell can change (a still cell sends
+ * nothing), and a cell that changed one step earlier must also be written again, into the
+ * buffer that holds its value of two steps ago.
+ */
+LK_HD static inline lab04_box lab04_fast_region(const lab04_box boxes[LAB04_FAST_BOXES],
+                                                int step, int rows, int cols)
+{
+    const lab04_box now = boxes[lab04_fast_slot(step, LAB04_WET_NOW)];
+    const lab04_box prev = boxes[lab04_fast_slot(step, LAB04_WET_PREV)];
+    lab04_box r = lab04_box_empty();
+    if (!lab04_box_is_empty(now))
+        r = now;
+    if (!lab04_box_is_empty(prev)) {
+        r.r0 = prev.r0 < r.r0 ? prev.r0 : r.r0;
+        r.r1 = prev.r1 > r.r1 ? prev.r1 : r.r1;
+        r.c0 = prev.c0 < r.c0 ? prev.c0 : r.c0;
+        r.c1 = prev.c1 > r.c1 ? prev.c1 : r.c1;
+    }
+    if (lab04_box_is_empty(r))
+        return r;
+    /* One cell around, within the interior rows 1..rows-2 and columns 1..cols-2. */
+    r.r0 = r.r0 - 1 > 1 ? r.r0 - 1 : 1;
+    r.r1 = r.r1 + 1 < rows - 2 ? r.r1 + 1 : rows - 2;
+    r.c0 = r.c0 - 1 > 1 ? r.c0 - 1 : 1;
+    r.c1 = r.c1 + 1 < cols - 2 ? r.c1 + 1 : cols - 2;
+    return r;
+}
+
+/**
  * Describe the kernel that a launcher launches for a tile: the kernel function, its block
  * shape and its dynamic shared memory. The tests check with cudaFuncGetAttributes that each
  * variant's kernels use shared memory, and that the block shape follows the variant
- * (halo: tile + 2 in each direction; nohalo: the tile; fused: tile + 2).
+ * (halo: tile + 2 in each direction; nohalo: the tile; fused: tile + 2; fast: the tile).
  *
  * @param variant  the variant
  * @param process  LAB04_FLOWS or LAB04_WIDTH (halo, nohalo); LAB04_STEP (fused)
@@ -189,7 +301,7 @@ LK_HD static inline double lab04_cell_width(double h, const double in[4], const 
     return lk_sciddicat_width_cell(1, 1, 3, 3, wh, wf);
 }
 
-/** Name of a variant ("halo", "nohalo", "fused"). */
+/** Name of a variant ("halo", "nohalo", "fused", "fast"). */
 const char *lab04_variant_name(lab04_variant variant);
 
 #ifdef __cplusplus

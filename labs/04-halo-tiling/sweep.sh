@@ -5,15 +5,16 @@
 # usage: ./sweep.sh [options passed to every --bench run, e.g. --steps 100]
 #   VARIANT=solution ./sweep.sh        time the solution instead of your kernels.cu
 #   VARIANTS="halo nohalo" ./sweep.sh  only these variants
-#   HALO_TILES="8x4 32x8" NOHALO_TILES=... FUSED_TILES=... ./sweep.sh   other tiles
+#   HALO_TILES="8x4 32x8" NOHALO_TILES=... FUSED_TILES=... FAST_TILES=... ./sweep.sh   other tiles
 #   CSV=sweep.csv ./sweep.sh           also write the table as CSV
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=${PROG:-$here/build/${VARIANT:-student}/lab04}
-variants=${VARIANTS:-halo nohalo fused}
+variants=${VARIANTS:-halo nohalo fused fast}
 halo_tiles=${HALO_TILES:-8x4 8x8 16x4 16x8 32x4 32x8 30x6 62x6 14x14 30x14 30x30}
 nohalo_tiles=${NOHALO_TILES:-8x4 8x8 16x4 16x8 32x4 32x8 32x16 64x4 128x2 16x16 32x32}
 fused_tiles=${FUSED_TILES:-8x4 16x8 30x6 62x6 14x14 30x14 62x14 30x30}
+fast_tiles=${FAST_TILES:-16x8 32x4 32x8 32x16 64x4 64x8 32x32}
 csv=${CSV:-}
 
 if [ ! -x "$prog" ]; then
@@ -21,10 +22,10 @@ if [ ! -x "$prog" ]; then
     exit 1
 fi
 
-# Halo and fused blocks are the tile plus a one-cell ring; nohalo blocks are the tile.
+# Halo and fused blocks are the tile plus a one-cell ring; nohalo and fast blocks are the tile.
 block_of() {
     local v=$1 tx=${2%x*} ty=${2#*x}
-    if [ "$v" = nohalo ]; then echo "${tx}x${ty}"; else echo "$((tx + 2))x$((ty + 2))"; fi
+    if [ "$v" = nohalo ] || [ "$v" = fast ]; then echo "${tx}x${ty}"; else echo "$((tx + 2))x$((ty + 2))"; fi
 }
 
 [ -n "$csv" ] && echo "variant,tile,block,ms_per_step,effective_GBps,pct_of_copy" > "$csv"
@@ -36,7 +37,8 @@ for v in $variants; do
         halo) tiles=$halo_tiles ;;
         nohalo) tiles=$nohalo_tiles ;;
         fused) tiles=$fused_tiles ;;
-        *) echo "sweep: unknown variant '$v': use halo, nohalo or fused" >&2; exit 1 ;;
+        fast) tiles=$fast_tiles ;;
+        *) echo "sweep: unknown variant '$v': use halo, nohalo, fused or fast" >&2; exit 1 ;;
     esac
     for t in $tiles; do
         b=$(block_of "$v" "$t")

@@ -1,5 +1,5 @@
-// Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, and a
-// fused one-kernel step. The arithmetic is the shared per-cell code (lab04_cell_flows,
+// Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, a fused
+// one-kernel step, and the fused step restricted to the cells near the debris (fast). The arithmetic is the shared per-cell code (lab04_cell_flows,
 // lab04_cell_width), so every variant equals the serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
@@ -166,6 +166,102 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     h_out[lk_sciddicat_at(i, j, cols)] = lab04_cell_width(s_h[sp], in, out);
 }
 
+// ---- Stretch 2: fast. The fused step, restricted to the region of lab04_fast_region (the
+// cells next to debris now or one step ago), and without the work still cells do not need: a
+// still cell's flows are not computed and its neighbours' altitudes are not loaded. DRAM
+// traffic per step is then about 16 bytes per cell of the region (read h, write h) plus 8 for
+// the altitude of wet cells; a dry grid costs nothing but the launch.
+//
+// The host never learns the region: a fixed grid of persistent blocks reads it from the
+// boxes and walks its tiles. The block is the tile; it stages the thickness of the tile and
+// two rings, computes the outflows of the tile and one ring into shared memory, then the
+// tile's width update, and grows the box of the cells it leaves wet (one atomic per block).
+
+__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
+                                                  const double *__restrict__ z,
+                                                  const double *__restrict__ h_in,
+                                                  double *__restrict__ h_out, lab04_box *boxes)
+{
+    extern __shared__ double smem[];
+    __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
+    const int tw = blockDim.x, th = blockDim.y, nthreads = tw * th;
+    const int tid = threadIdx.y * tw + threadIdx.x;
+    const int sw = tw + 4, sh = th + 4, fw = tw + 2, nf = fw * (th + 2);
+    double *s_h = smem, *s_f = smem + sw * sh; // s_f: four layers of nf outflows
+    const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
+    if (tid == 0) {
+        s_wet[0] = s_wet[2] = 0x7fffffff;
+        s_wet[1] = s_wet[3] = -1;
+        if (blockIdx.x == 0) // no block of this step reads it
+            boxes[lab04_fast_slot(step, LAB04_TO_CLEAR)] = lab04_box_empty();
+    }
+    __syncthreads();
+
+    int wr0 = 0x7fffffff, wr1 = -1, wc0 = 0x7fffffff, wc1 = -1;
+    // Every value in the loop conditions is the same for the whole block: the
+    // __syncthreads() inside are reached by all its threads.
+    const int tiles_x = lab04_box_is_empty(region) ? 0 : (region.c1 - region.c0 + tw) / tw;
+    const int tiles_y = lab04_box_is_empty(region) ? 0 : (region.r1 - region.r0 + th) / th;
+    for (int t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
+        // The tile's first cell; a last partial tile runs past the region, into cells whose
+        // update is exact as well (or out of the interior: skipped).
+        const int i0 = region.r0 + (t / tiles_x) * th, j0 = region.c0 + (t % tiles_x) * tw;
+        for (int k = tid; k < sw * sh; k += nthreads) {
+            const int gi = i0 - 2 + k / sw, gj = j0 - 2 + k % sw;
+            const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
+            s_h[k] = inside ? h_in[lk_sciddicat_at(gi, gj, cols)] : 0.0;
+        }
+        __syncthreads();
+        for (int k = tid; k < nf; k += nthreads) {
+            const int r = k / fw, c = k % fw, gi = i0 - 1 + r, gj = j0 - 1 + c;
+            const int sp = (r + 1) * sw + c + 1;
+            double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
+            if (gi >= 1 && gj >= 1 && gi < rows - 1 && gj < cols - 1 &&
+                !lk_sciddicat_is_still(s_h[sp])) {
+                const size_t at = lk_sciddicat_at(gi, gj, cols);
+                const double zn[5] = {z[at], z[at - cols], z[at - 1], z[at + 1], z[at + cols]};
+                const double hn[5] = {s_h[sp], s_h[sp - sw], s_h[sp - 1], s_h[sp + 1],
+                                      s_h[sp + sw]};
+                lab04_cell_flows(zn, hn, f);
+            }
+            for (int q = 0; q < LK_SCIDDICAT_NFLOWS; q++)
+                s_f[q * nf + k] = f[q];
+        }
+        __syncthreads();
+        const int i = i0 + threadIdx.y, j = j0 + threadIdx.x; // i, j >= 1: region is interior
+        if (i < rows - 1 && j < cols - 1) {
+            const int fk = (threadIdx.y + 1) * fw + threadIdx.x + 1;
+            const double out[4] = {s_f[fk], s_f[nf + fk], s_f[2 * nf + fk], s_f[3 * nf + fk]};
+            const double in[4] = {s_f[3 * nf + fk - fw], s_f[2 * nf + fk - 1], s_f[nf + fk + 1],
+                                  s_f[fk + fw]};
+            const double h = lab04_cell_width(s_h[(threadIdx.y + 2) * sw + threadIdx.x + 2], in, out);
+            h_out[lk_sciddicat_at(i, j, cols)] = h;
+            if (!lk_sciddicat_is_still(h)) {
+                wr0 = min(wr0, i);
+                wr1 = max(wr1, i);
+                wc0 = min(wc0, j);
+                wc1 = max(wc1, j);
+            }
+        }
+        __syncthreads(); // the next tile overwrites the shared arrays
+    }
+
+    if (wr1 >= 0) {
+        atomicMin(&s_wet[0], wr0);
+        atomicMax(&s_wet[1], wr1);
+        atomicMin(&s_wet[2], wc0);
+        atomicMax(&s_wet[3], wc1);
+    }
+    __syncthreads();
+    if (tid == 0 && s_wet[1] >= 0) {
+        lab04_box *next = &boxes[lab04_fast_slot(step, LAB04_WET_NEXT)];
+        atomicMin(&next->r0, s_wet[0]);
+        atomicMax(&next->r1, s_wet[1]);
+        atomicMin(&next->c0, s_wet[2]);
+        atomicMax(&next->c1, s_wet[3]);
+    }
+}
+
 // ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
 // disagree.
 
@@ -187,6 +283,10 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
     else if (variant == LAB04_FUSED && process == LAB04_STEP)
         *out = (lab04_kernel_info){(const void *)step_fused, tile_x + 2, tile_y + 2,
                                    (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
+                                    LK_SCIDDICAT_NFLOWS * ring) * d};
+    else if (variant == LAB04_FAST && process == LAB04_STEP)
+        *out = (lab04_kernel_info){(const void *)step_fast, tile_x, tile_y,
+                                   ((size_t)(tile_x + 4) * (tile_y + 4) +
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else
         return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
@@ -254,6 +354,52 @@ extern "C" int lab04_fused_step(int tile_x, int tile_y, int rows, int cols, cons
         return -1;
     step_fused<<<grid_of(rows, cols, tile_x, tile_y), dim3(k.block_x, k.block_y),
                  k.dynamic_shared_bytes>>>(rows, cols, d_z, d_h_in, d_h_out);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
+
+// As many blocks as the GPU runs at once (no more than the interior has tiles): the step's
+// kernel finds its region on the device and spreads the region's tiles over them.
+static int resident_blocks(const lab04_kernel_info *k, int rows, int cols, int tile_x,
+                           int tile_y, int *blocks, lk_error *err)
+{
+    static int cached_device = -1, cached_threads, cached_sms, cached_per_sm;
+    static size_t cached_shared;
+    int device;
+    LK_CUDA_TRY(err, cudaGetDevice(&device));
+    const int threads = k->block_x * k->block_y;
+    if (device != cached_device || threads != cached_threads ||
+        k->dynamic_shared_bytes != cached_shared) {
+        int sms, per_sm;
+        LK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        LK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_sm, step_fast, threads, k->dynamic_shared_bytes));
+        cached_device = device;
+        cached_threads = threads;
+        cached_shared = k->dynamic_shared_bytes;
+        cached_sms = sms;
+        cached_per_sm = per_sm > 0 ? per_sm : 1; // 0: the launch fails and says why
+    }
+    const long tiles = (long)((cols - 2 + tile_x - 1) / tile_x) * ((rows - 2 + tile_y - 1) / tile_y);
+    const long most = (long)cached_sms * cached_per_sm;
+    *blocks = (int)(tiles < most ? tiles : most);
+    return 0;
+}
+
+extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int cols,
+                               const double *d_z, const double *d_h_in, double *d_h_out,
+                               lab04_box *d_boxes, lk_error *err)
+{
+    lab04_kernel_info k = {};
+    int blocks = 0;
+    if (rows < 3 || cols < 3)
+        return 0;
+    if (launch_shape(LAB04_FAST, LAB04_STEP, tile_x, tile_y, &k, err) != 0 ||
+        allow_shared(&k, err) != 0 ||
+        resident_blocks(&k, rows, cols, tile_x, tile_y, &blocks, err) != 0)
+        return -1;
+    step_fast<<<blocks, dim3(k.block_x, k.block_y), k.dynamic_shared_bytes>>>(
+        step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     LK_LAUNCH_TRY(err);
     return 0;
 }

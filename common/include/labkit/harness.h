@@ -99,6 +99,8 @@ typedef struct lk_output_shape {
     int fields;                  /**< Grids in the output (1 or more). */
     int ghost;                   /**< Width of the ghost layer around each grid. */
     double bytes_per_cell_step;  /**< Bytes a step moves per cell by the formula (--bench). */
+    double min_bytes_per_cell_step; /**< Bytes any step must move per cell (the bound --bench
+                                         quotes; 0: none). */
     size_t copy_bytes;           /**< Bytes of the copy that measures the copy bandwidth. */
 } lk_output_shape;
 

@@ -42,6 +42,31 @@ extern "C" {
  */
 #define LK_SCIDDICAT_BYTES_PER_CELL_STEP 128.0
 
+/**
+ * Bytes a step must move per cell in any implementation: read z and h, write h (the bound
+ * `make bench` quotes beside the formula above; a kernel that skips still cells moves less).
+ */
+#define LK_SCIDDICAT_MIN_BYTES_PER_CELL_STEP 24.0
+/** Largest |altitude| the loaders accept (metres): see lk_sciddicat_is_still(). */
+#define LK_SCIDDICAT_MAX_ALTITUDE 1e10
+/** Largest total initial thickness the loaders accept (metres): see lk_sciddicat_is_still(). */
+#define LK_SCIDDICAT_MAX_TOTAL_THICKNESS 1e10
+
+/**
+ * 1 when a cell of thickness @p h has no outflow this step, whatever its neighbours: a
+ * kernel may then skip its flows computation (and the loads of its neighbours) and get the
+ * serial reference's bits. The test is h <= p_epsilon / 2, not m = h - p_epsilon <= 0: with
+ * m = 0 and three near-equal neighbour levels, the rounded average can exceed them all and
+ * the reference does send tiny outflows. With m <= -p_epsilon / 2 the average's rounding
+ * error (below 6.7e-16 times the sum of the magnitudes involved) cannot close the gap while
+ * every |z| + h stays below 1.2e11 m, which the loaders' limits guarantee (thickness only
+ * moves between cells, so no cell exceeds the total).
+ */
+LK_HD static inline int lk_sciddicat_is_still(double h)
+{
+    return h <= 0.5 * LK_SCIDDICAT_P_EPSILON;
+}
+
 /** Index of cell (i, j) in a row-major layer with @p cols columns. */
 LK_HD static inline size_t lk_sciddicat_at(int i, int j, int cols)
 {
@@ -134,8 +159,10 @@ typedef struct lk_sciddicat {
 typedef enum lk_sciddicat_terrain {
     LK_TERRAIN_VALLEY, /**< A noisy valley descending southwards, debris blob near the top. */
     LK_TERRAIN_PLANE,  /**< A steep noisy plane; the flow reaches the southern border. */
-    LK_TERRAIN_DOME    /**< A noisy square pyramid, debris on its top: it leaves through all
+    LK_TERRAIN_DOME,   /**< A noisy square pyramid, debris on its top: it leaves through all
                             four borders. */
+    LK_TERRAIN_FLOOD   /**< A gentle noisy slope with debris on every interior cell: no dry
+                            cell to skip. */
 } lk_sciddicat_terrain;
 
 /** What the generator makes: deterministic from these fields alone, on every platform. */
@@ -146,7 +173,7 @@ typedef struct lk_sciddicat_spec {
     unsigned long long seed;      /**< Seed of the noise. */
 } lk_sciddicat_spec;
 
-/** Parse a terrain name ("valley", "plane", "dome"). */
+/** Parse a terrain name ("valley", "plane", "dome", "flood"). */
 int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err);
 /** Name of a terrain kind. */
 const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t);

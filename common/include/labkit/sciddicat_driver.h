@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /** `--gen` and positional-file forms of the SciddicaT labs, for their lk_lab. */
-#define LK_SCIDDICAT_GEN_HELP "KIND:ROWSxCOLS:SEED, KIND valley, plane or dome (e.g. valley:610x496:1)"
+#define LK_SCIDDICAT_GEN_HELP "KIND:ROWSxCOLS:SEED, KIND valley, plane, dome or flood (e.g. valley:610x496:1)"
 /** Positional input forms of the SciddicaT labs (lk_lab::files_usage). */
 #define LK_SCIDDICAT_FILES_USAGE                                                           \
     "HEADER DEM SOURCE     (course layout: header + body files)\n"                        \

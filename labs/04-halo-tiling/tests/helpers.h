@@ -390,6 +390,59 @@ static const int lab04_once_tiles[][2] = {{32, 8}, {16, 16}, {7, 5}, {1, 1}, {13
 #define LAB04_NTILES ((int)(sizeof lab04_once_tiles / sizeof lab04_once_tiles[0]))
 
 /* The largest square tile of a variant: its block has (at most) 1024 threads. */
-static inline int lab04_max_square_tile(lab04_variant v) { return v == LAB04_NOHALO ? 32 : 30; }
+static inline int lab04_max_square_tile(lab04_variant v)
+{
+    return v == LAB04_NOHALO || v == LAB04_FAST ? 32 : 30;
+}
+
+/* ---- The fast variant's algorithm on the CPU, without tiles: what its kernel must do ---- */
+
+/* Outflows of cell (i, j), zero for a border or still cell (whose reference outflows are
+   zero: lk_sciddicat_is_still). */
+static inline void lab04_flows_or_zero(int rows, int cols, const double *z, const double *h,
+                                       int i, int j, double f[4])
+{
+    for (int k = 0; k < 4; k++)
+        f[k] = 0.0;
+    const size_t at = lk_sciddicat_at(i, j, cols);
+    if (!lab04_interior(i, j, rows, cols) || lk_sciddicat_is_still(h[at]))
+        return;
+    const double zn[5] = {z[at], z[at - cols], z[at - 1], z[at + 1], z[at + cols]};
+    const double hn[5] = {h[at], h[at - cols], h[at - 1], h[at + 1], h[at + cols]};
+    lab04_cell_flows(zn, hn, f);
+}
+
+/* Step @p step: the cells of lab04_fast_region from h_in into h_out, the boxes rotated as the
+   kernel does. Returns the number of cells updated. */
+static inline size_t lab04_fast_cpu_step(int step, int rows, int cols, const double *z,
+                                         const double *h_in, double *h_out,
+                                         lab04_box boxes[LAB04_FAST_BOXES])
+{
+    const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
+    lab04_box wet = boxes[lab04_fast_slot(step, LAB04_WET_NEXT)];
+    boxes[lab04_fast_slot(step, LAB04_TO_CLEAR)] = lab04_box_empty();
+    size_t updated = 0;
+    for (int i = region.r0; i <= region.r1; i++)
+        for (int j = region.c0; j <= region.c1; j++) {
+            double out[4], fn[4], fw[4], fe[4], fs[4];
+            lab04_flows_or_zero(rows, cols, z, h_in, i, j, out);
+            lab04_flows_or_zero(rows, cols, z, h_in, i - 1, j, fn);
+            lab04_flows_or_zero(rows, cols, z, h_in, i, j - 1, fw);
+            lab04_flows_or_zero(rows, cols, z, h_in, i, j + 1, fe);
+            lab04_flows_or_zero(rows, cols, z, h_in, i + 1, j, fs);
+            const double in[4] = {fn[3], fw[2], fe[1], fs[0]};
+            const size_t at = lk_sciddicat_at(i, j, cols);
+            h_out[at] = lab04_cell_width(h_in[at], in, out);
+            updated++;
+            if (!lk_sciddicat_is_still(h_out[at])) {
+                wet.r0 = i < wet.r0 ? i : wet.r0;
+                wet.r1 = i > wet.r1 ? i : wet.r1;
+                wet.c0 = j < wet.c0 ? j : wet.c0;
+                wet.c1 = j > wet.c1 ? j : wet.c1;
+            }
+        }
+    boxes[lab04_fast_slot(step, LAB04_WET_NEXT)] = wet;
+    return updated;
+}
 
 #endif

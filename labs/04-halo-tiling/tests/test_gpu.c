@@ -24,6 +24,27 @@ static void require_fused(void)
                      "lab04_describe_kernel returns LAB04_NOT_ATTEMPTED");
 }
 
+/* The fast variant is the second stretch: its tests skip while lab04_fast_step is given.c's
+   default, which says LAB04_NOT_ATTEMPTED (a 3 x 3 run through the harness asks). */
+static void require_fast(void)
+{
+    double z[9] = {0}, h[9] = {0}, out[9];
+    lk_error err;
+    lk_error_clear(&err);
+    if (lab04_gpu_run(3, 3, z, h, out, 1, LAB04_FAST, 1, 1, &err) != 0 &&
+        strstr(err.msg, "LAB04_NOT_ATTEMPTED"))
+        cr_skip_test("the fast variant (stretch task) is not attempted: lab04_fast_step "
+                     "is given.c's default");
+}
+
+static void require_stretch(const char *variant)
+{
+    if (strcmp(variant, "fused") == 0)
+        require_fused();
+    if (strcmp(variant, "fast") == 0)
+        require_fast();
+}
+
 /* ---- Whole runs against the serial reference ----------------------------------------- */
 
 typedef struct lab04_launch {
@@ -62,8 +83,7 @@ static void run_dataset(const char *variant, const char *name, int steps, int ti
                         int tile_y, int use_md5)
 {
     LK_REQUIRE_GPU();
-    if (strcmp(variant, "fused") == 0)
-        require_fused();
+    require_stretch(variant);
     lk_sciddicat sim;
     int dataset_steps;
     char md5[33];
@@ -78,8 +98,7 @@ static void run_dataset(const char *variant, const char *name, int steps, int ti
 static void run_every_border(const char *variant, int tile_x, int tile_y)
 {
     LK_REQUIRE_GPU();
-    if (strcmp(variant, "fused") == 0)
-        require_fused();
+    require_stretch(variant);
     lab04_border_case cases[LAB04_MAX_BORDER_CASES];
     const int ncases = lab04_border_cases(cases);
     for (int k = 0; k < ncases; k++) {
@@ -105,6 +124,7 @@ static void run_every_border(const char *variant, int tile_x, int tile_y)
     Test(SUITE, flow_reaching_each_border_tile_16x8) { run_every_border(V, 16, 8); }       \
     Test(SUITE, flow_reaching_each_border_tile_5x7) { run_every_border(V, 5, 7); }         \
     Test(SUITE, zero_steps_copies_the_input) { run_dataset(V, "sciddicat-odd", 0, 0, 0, 0); } \
+    Test(SUITE, debris_on_every_cell_odd_size) { run_dataset(V, "sciddicat-wet-odd", -1, 0, 0, 1); } \
     Test(SUITE, course_size_610x496_4000_steps, .timeout = 600)                              \
     {                                                                                        \
         run_dataset(V, "sciddicat-course-size", -1, 0, 0, 1);                                \
@@ -113,6 +133,7 @@ static void run_every_border(const char *variant, int tile_x, int tile_y)
 VARIANT_RUNS(halo, "halo", 62, 6, 30)
 VARIANT_RUNS(nohalo, "nohalo", 128, 4, 32)
 VARIANT_RUNS(fused, "fused", 62, 6, 30)
+VARIANT_RUNS(fast, "fast", 128, 4, 32)
 
 /* No --variant and no --tile: the default variant with its default tile. */
 Test(halo, default_variant_is_halo)
@@ -290,12 +311,55 @@ static void once_fused(int tx, int ty, int rows, int cols)
     free(z); free(h); free(h_after); free(expected); free(got); free(poison);
 }
 
+/* The fast variant's first step updates every interior cell (its boxes start as the whole
+   grid): one call must write each of them once and no border cell. */
+static void once_fast(int tx, int ty, int rows, int cols)
+{
+    const size_t n = (size_t)rows * cols;
+    double *z = malloc(n * sizeof *z), *h = malloc(n * sizeof *h), *h_after = malloc(n * sizeof *h);
+    double *expected = malloc(n * sizeof *expected), *got = malloc(n * sizeof *got);
+    double *poison = malloc(n * sizeof *poison);
+    cr_assert(z && h && h_after && expected && got && poison, "out of memory");
+    lab04_random_state(rows, cols, 7000 + rows * 7 + cols, z, h);
+    lk_sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h};
+    lk_error err;
+    LK_ASSERT_OK(lk_sciddicat_serial(&sim, 1, expected, NULL, &err), &err);
+    lk_poison(poison, n);
+
+    char label[160];
+    snprintf(label, sizeof label, "lab04_fast_step, tile %dx%d, %dx%d grid, step 0", tx, ty,
+             rows, cols);
+    lab04_box boxes[LAB04_FAST_BOXES], *d_boxes;
+    lab04_fast_boxes_init(rows, cols, boxes);
+    CUDA_CHECK(cudaMalloc((void **)&d_boxes, sizeof boxes));
+    CUDA_CHECK(cudaMemcpy(d_boxes, boxes, sizeof boxes, cudaMemcpyHostToDevice));
+    guarded d_z, d_h, d_out;
+    guarded_alloc(&d_z, n, 2 * (size_t)cols + 64, z);
+    guarded_alloc(&d_h, n, 2 * (size_t)cols + 64, h);
+    guarded_alloc(&d_out, n, 2 * (size_t)cols + 64, poison);
+    lk_error_clear(&err);
+    after_call(lab04_fast_step(0, tx, ty, rows, cols, d_z.p, d_h.p, d_out.p, d_boxes, &err),
+               &err, label);
+    CUDA_CHECK(cudaFree(d_boxes));
+    guarded_fetch(&d_z, got, "z", label);
+    assert_unchanged(z, got, n, "z", label);
+    guarded_fetch(&d_h, h_after, "h_in", label);
+    assert_unchanged(h, h_after, n, "h_in", label);
+    guarded_fetch(&d_out, got, "h_out", label);
+    char msg[4096];
+    if (lab04_check_fused_once(rows, cols, expected, got, msg, sizeof msg) != 0)
+        cr_assert_fail("%s:%s", label, msg);
+    free(z); free(h); free(h_after); free(expected); free(got); free(poison);
+}
+
 /* Every size with every tile, plus the variant's largest square tile. */
 static void once_everywhere(lab04_variant v, lab04_process p)
 {
     LK_REQUIRE_GPU();
     if (v == LAB04_FUSED)
         require_fused();
+    if (v == LAB04_FAST)
+        require_fast();
     for (int s = 0; s < LAB04_NSIZES; s++)
         for (int t = 0; t <= LAB04_NTILES; t++) {
             const int rows = lab04_once_sizes[s][0], cols = lab04_once_sizes[s][1];
@@ -307,6 +371,8 @@ static void once_everywhere(lab04_variant v, lab04_process p)
                 once_flows(v, tx, ty, rows, cols);
             else if (p == LAB04_WIDTH)
                 once_width(v, tx, ty, rows, cols);
+            else if (v == LAB04_FAST)
+                once_fast(tx, ty, rows, cols);
             else
                 once_fused(tx, ty, rows, cols);
         }
@@ -317,6 +383,79 @@ Test(once, halo_width_every_interior_cell_exactly_once) { once_everywhere(LAB04_
 Test(once, nohalo_flows_every_interior_cell_exactly_once) { once_everywhere(LAB04_NOHALO, LAB04_FLOWS); }
 Test(once, nohalo_width_every_interior_cell_exactly_once) { once_everywhere(LAB04_NOHALO, LAB04_WIDTH); }
 Test(once, fused_step_every_interior_cell_exactly_once) { once_everywhere(LAB04_FUSED, LAB04_STEP); }
+Test(once, fast_first_step_every_interior_cell_exactly_once) { once_everywhere(LAB04_FAST, LAB04_STEP); }
+
+/* ---- The fast variant's boxes ------------------------------------------------------------ */
+
+/* Step by step through lab04_fast_step: after each step the boxes and the thickness equal
+   the CPU model's (tests/helpers.h), so the region is as tight as designed, not just safe. */
+static void fast_boxes_follow_the_model(const char *name, int steps, int tx, int ty,
+                                        int negative_zeros)
+{
+    LK_REQUIRE_GPU();
+    require_fast();
+    lk_sciddicat sim;
+    int dataset_steps;
+    char md5[33];
+    lk_test_load_dataset(name, &sim, &dataset_steps, md5);
+    const int rows = sim.rows, cols = sim.cols;
+    const size_t n = (size_t)rows * cols, bytes = n * sizeof(double);
+    if (negative_zeros) /* a text grid may say "-0": the reference's first step makes it +0 */
+        for (size_t k = 0; k < n; k += 3)
+            if (sim.h0[k] == 0.0)
+                sim.h0[k] = -0.0;
+    double *cpu[2] = {malloc(bytes), malloc(bytes)}, *got = malloc(bytes);
+    cr_assert(cpu[0] && cpu[1] && got, "out of memory");
+    memcpy(cpu[0], sim.h0, bytes);
+    memcpy(cpu[1], sim.h0, bytes);
+    lab04_box boxes[LAB04_FAST_BOXES], gpu_boxes[LAB04_FAST_BOXES], *d_boxes;
+    lab04_fast_boxes_init(rows, cols, boxes);
+    double *d_z, *d_h[2];
+    CUDA_CHECK(cudaMalloc((void **)&d_boxes, sizeof boxes));
+    CUDA_CHECK(cudaMalloc((void **)&d_z, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_h[0], bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_h[1], bytes));
+    CUDA_CHECK(cudaMemcpy(d_boxes, boxes, sizeof boxes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_z, sim.z, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_h[0], sim.h0, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_h[1], sim.h0, bytes, cudaMemcpyHostToDevice));
+    int cur = 0;
+    for (int s = 0; s < steps; s++) {
+        char label[200];
+        snprintf(label, sizeof label, "fast variant, %s%s, tile %dx%d, step %d", name,
+                 negative_zeros ? " with -0.0 cells" : "", tx, ty, s);
+        lk_error err;
+        lk_error_clear(&err);
+        after_call(lab04_fast_step(s, tx, ty, rows, cols, d_z, d_h[cur], d_h[1 - cur], d_boxes,
+                                   &err), &err, label);
+        lab04_fast_cpu_step(s, rows, cols, sim.z, cpu[cur], cpu[1 - cur], boxes);
+        cur = 1 - cur;
+        CUDA_CHECK(cudaMemcpy(gpu_boxes, d_boxes, sizeof boxes, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < LAB04_FAST_BOXES; k++)
+            cr_assert(memcmp(&gpu_boxes[k], &boxes[k], sizeof boxes[k]) == 0,
+                      "%s: box %d is rows %d..%d x cols %d..%d, the model's %d..%d x %d..%d",
+                      label, k, gpu_boxes[k].r0, gpu_boxes[k].r1, gpu_boxes[k].c0,
+                      gpu_boxes[k].c1, boxes[k].r0, boxes[k].r1, boxes[k].c0, boxes[k].c1);
+        CUDA_CHECK(cudaMemcpy(got, d_h[cur], bytes, cudaMemcpyDeviceToHost));
+        lk_assert_grid_eq(cpu[cur], got, rows, cols, label);
+    }
+    double *expected = malloc(bytes);
+    cr_assert(expected, "out of memory");
+    lk_error err;
+    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, expected, NULL, &err), &err);
+    lk_assert_grid_eq(expected, got, rows, cols, "fast variant against the serial reference");
+    cudaFree(d_boxes);
+    cudaFree(d_z);
+    cudaFree(d_h[0]);
+    cudaFree(d_h[1]);
+    free(cpu[0]); free(cpu[1]); free(got); free(expected);
+    lk_sciddicat_free(&sim);
+}
+
+Test(fast, boxes_follow_the_model_on_dry_data) { fast_boxes_follow_the_model("sciddicat-odd", 120, 32, 16, 0); }
+Test(fast, boxes_follow_the_model_tile_7x5) { fast_boxes_follow_the_model("sciddicat-odd", 60, 7, 5, 0); }
+Test(fast, boxes_follow_the_model_to_the_border) { fast_boxes_follow_the_model("sciddicat-dome", 150, 16, 8, 0); }
+Test(fast, negative_zero_thickness_as_the_reference) { fast_boxes_follow_the_model("sciddicat-odd", 4, 32, 16, 1); }
 
 /* ---- Shared memory and block shapes ---------------------------------------------------- */
 
@@ -330,8 +469,8 @@ static void check_kernel(lab04_variant v, lab04_process p, int tx, int ty, const
     lk_error_clear(&err);
     const char *proc = p == LAB04_FLOWS ? "flows" : p == LAB04_WIDTH ? "width" : "step";
     int rc = lab04_describe_kernel(v, p, tx, ty, &info, &err);
-    if (rc == LAB04_NOT_ATTEMPTED && v == LAB04_FUSED)
-        cr_skip_test("the fused variant (stretch task) is not attempted");
+    if (rc == LAB04_NOT_ATTEMPTED && (v == LAB04_FUSED || v == LAB04_FAST))
+        cr_skip_test("the %s variant (stretch task) is not attempted", lab04_variant_name(v));
     cr_assert_eq(rc, 0, "lab04_describe_kernel(%s, %s, tile %dx%d) returned %d: %s",
                  lab04_variant_name(v), proc, tx, ty, rc, err.msg);
     cr_assert_not_null(info.kernel, "lab04_describe_kernel(%s, %s): no kernel given: set "
@@ -348,17 +487,18 @@ static void check_kernel(lab04_variant v, lab04_process p, int tx, int ty, const
               "%s %s kernel, tile %dx%d: block %dx%d, but the %s variant's block is %dx%d (%s)",
               lab04_variant_name(v), proc, tx, ty, info.block_x, info.block_y,
               lab04_variant_name(v), bx, by,
-              v == LAB04_NOHALO ? "the tile" : "the tile plus a one-cell ring");
+              v == LAB04_NOHALO || v == LAB04_FAST ? "the tile" : "the tile plus a one-cell ring");
     const size_t shared = a.sharedSizeBytes + info.dynamic_shared_bytes;
     const size_t threads = (size_t)bx * by;
-    /* The fused kernel keeps four outflows of every cell of its block in shared memory. */
-    const size_t need = (v == LAB04_FUSED ? LK_SCIDDICAT_NFLOWS : 1) * threads * sizeof(double);
+    /* The fused kernels keep four outflows of every cell of their block in shared memory. */
+    const int fused = v == LAB04_FUSED || v == LAB04_FAST;
+    const size_t need = (fused ? LK_SCIDDICAT_NFLOWS : 1) * threads * sizeof(double);
     cr_assert_geq(shared, need,
                   "%s %s kernel, tile %dx%d: %zu bytes of shared memory per block (static %zu + "
                   "dynamic %zu), less than %zu (%s per thread of its %dx%d block): stage the "
                   "tile in shared memory", lab04_variant_name(v), proc, tx, ty, shared,
                   (size_t)a.sharedSizeBytes, info.dynamic_shared_bytes, need,
-                  v == LAB04_FUSED ? "four doubles" : "one double", bx, by);
+                  fused ? "four doubles" : "one double", bx, by);
     if (kernel)
         *kernel = info.kernel;
 }
@@ -367,8 +507,10 @@ static void check_variant_kernels(lab04_variant v)
 {
     LK_REQUIRE_GPU();
     static const int tiles[][2] = {{30, 6}, {16, 16}, {7, 5}, {1, 1}};
+    if (v == LAB04_FAST)
+        require_fast();
     for (int t = 0; t < 4; t++) {
-        if (v == LAB04_FUSED) {
+        if (v == LAB04_FUSED || v == LAB04_FAST) {
             check_kernel(v, LAB04_STEP, tiles[t][0], tiles[t][1], NULL);
             continue;
         }
@@ -383,6 +525,7 @@ static void check_variant_kernels(lab04_variant v)
 Test(shared, halo_kernels_use_shared_memory_and_tile_plus_ring_blocks) { check_variant_kernels(LAB04_HALO); }
 Test(shared, nohalo_kernels_use_shared_memory_and_tile_blocks) { check_variant_kernels(LAB04_NOHALO); }
 Test(shared, fused_kernel_keeps_outflows_in_shared_memory) { check_variant_kernels(LAB04_FUSED); }
+Test(shared, fast_kernel_keeps_outflows_in_shared_memory) { check_variant_kernels(LAB04_FAST); }
 
 Test(shared, halo_and_nohalo_are_different_kernels)
 {

@@ -194,7 +194,7 @@ Test(harness, variant_names_round_trip)
     LK_ASSERT_OK(lab04_variant_parse("", &got, &err), &err);
     cr_assert_eq(got, LAB04_HALO);
     cr_assert_eq(lab04_variant_parse("tiled", &got, &err), -1);
-    cr_assert(strstr(err.msg, "tiled") && strstr(err.msg, "halo, nohalo or fused"),
+    cr_assert(strstr(err.msg, "tiled") && strstr(err.msg, "halo, nohalo, fused or fast"),
               "message should name the bad variant and the good ones: %s", err.msg);
 }
 
@@ -443,4 +443,167 @@ Test(checks, fused_check_catches_unwritten_and_border_cells)
     got[lk_sciddicat_at(0, 3, cols)] = 2.0;
     lab04_check_fused_once(rows, cols, expected, got, msg, sizeof msg);
     cr_assert(strstr(msg, "border written") && strstr(msg, "(0, 3)"), "%s", msg);
+}
+
+/* ---- The fast variant's algorithm (tests/helpers.h runs it on the CPU) ------------------- */
+
+Test(fast, boxes_rotate_without_a_step_reading_what_it_writes)
+{
+    for (int step = 0; step < 8; step++) {
+        int used = 0;
+        for (int role = 0; role < LAB04_FAST_BOXES; role++)
+            used |= 1 << lab04_fast_slot(step, (lab04_fast_role)role);
+        cr_assert_eq(used, (1 << LAB04_FAST_BOXES) - 1, "step %d: two roles share a box", step);
+        /* What a step grows is what the next one reads as now; what it reads now, the next
+           reads as one step earlier; what it clears, the next one grows. */
+        cr_assert_eq(lab04_fast_slot(step, LAB04_WET_NEXT), lab04_fast_slot(step + 1, LAB04_WET_NOW));
+        cr_assert_eq(lab04_fast_slot(step, LAB04_WET_NOW), lab04_fast_slot(step + 1, LAB04_WET_PREV));
+        cr_assert_eq(lab04_fast_slot(step, LAB04_TO_CLEAR), lab04_fast_slot(step + 1, LAB04_WET_NEXT));
+    }
+}
+
+Test(fast, region_is_one_cell_around_both_boxes_within_the_interior)
+{
+    lab04_box b[LAB04_FAST_BOXES];
+    lab04_fast_boxes_init(20, 30, b);
+    lab04_box r = lab04_fast_region(b, 0, 20, 30);
+    cr_assert(r.r0 == 1 && r.r1 == 18 && r.c0 == 1 && r.c1 == 28, "first step: %d..%d x %d..%d",
+              r.r0, r.r1, r.c0, r.c1);
+    for (int k = 0; k < LAB04_FAST_BOXES; k++)
+        b[k] = lab04_box_empty();
+    cr_assert(lab04_box_is_empty(lab04_fast_region(b, 5, 20, 30)), "no wet cell, yet a region");
+    b[lab04_fast_slot(5, LAB04_WET_NOW)] = (lab04_box){4, 6, 10, 10};
+    b[lab04_fast_slot(5, LAB04_WET_PREV)] = (lab04_box){7, 7, 1, 2};
+    r = lab04_fast_region(b, 5, 20, 30);
+    cr_assert(r.r0 == 3 && r.r1 == 8 && r.c0 == 1 && r.c1 == 11, "region %d..%d x %d..%d",
+              r.r0, r.r1, r.c0, r.c1);
+    b[lab04_fast_slot(5, LAB04_WET_PREV)] = lab04_box_empty();
+    b[lab04_fast_slot(5, LAB04_WET_NOW)] = (lab04_box){18, 18, 28, 28};
+    r = lab04_fast_region(b, 5, 20, 30);
+    cr_assert(r.r0 == 17 && r.r1 == 18 && r.c0 == 27 && r.c1 == 28, "region %d..%d x %d..%d",
+              r.r0, r.r1, r.c0, r.c1);
+}
+
+/* Run the fast algorithm for @p steps steps; @p first_full 0 plants a bug: the boxes start
+   as the wet cells' box, so the first steps skip cells the reference rewrites. Returns the
+   fewest cells a step updated. */
+static size_t fast_cpu_run(const lk_sciddicat *sim, int steps, int first_full, double *h)
+{
+    const int rows = sim->rows, cols = sim->cols;
+    const size_t n = (size_t)rows * cols;
+    double *other = malloc(n * sizeof *other);
+    cr_assert(other, "out of memory");
+    memcpy(h, sim->h0, n * sizeof *h);
+    memcpy(other, sim->h0, n * sizeof *h);
+    lab04_box boxes[LAB04_FAST_BOXES];
+    lab04_fast_boxes_init(rows, cols, boxes);
+    if (!first_full) {
+        lab04_box wet = lab04_box_empty();
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++)
+                if (!lk_sciddicat_is_still(sim->h0[lk_sciddicat_at(i, j, cols)])) {
+                    wet.r0 = i < wet.r0 ? i : wet.r0;
+                    wet.r1 = i > wet.r1 ? i : wet.r1;
+                    wet.c0 = j < wet.c0 ? j : wet.c0;
+                    wet.c1 = j > wet.c1 ? j : wet.c1;
+                }
+        boxes[lab04_fast_slot(0, LAB04_WET_NOW)] = wet;
+        boxes[lab04_fast_slot(0, LAB04_WET_PREV)] = lab04_box_empty();
+    }
+    double *buf[2] = {h, other};
+    int cur = 0;
+    size_t fewest = n;
+    for (int s = 0; s < steps && rows >= 3 && cols >= 3; s++) {
+        size_t u = lab04_fast_cpu_step(s, rows, cols, sim->z, buf[cur], buf[1 - cur], boxes);
+        fewest = u < fewest ? u : fewest;
+        cur = 1 - cur;
+    }
+    if (cur == 1)
+        memcpy(h, other, n * sizeof *h);
+    free(other);
+    return fewest;
+}
+
+static void fast_cpu_matches_serial(const lk_sciddicat *sim, int steps, const char *name)
+{
+    const size_t n = (size_t)sim->rows * sim->cols;
+    double *expected = malloc(n * sizeof *expected), *got = malloc(n * sizeof *got);
+    cr_assert(expected && got, "out of memory");
+    lk_error err;
+    LK_ASSERT_OK(lk_sciddicat_serial(sim, steps, expected, NULL, &err), &err);
+    fast_cpu_run(sim, steps, 1, got);
+    char label[160];
+    snprintf(label, sizeof label, "fast algorithm on the CPU, %s, %d steps", name, steps);
+    lk_assert_grid_eq(expected, got, sim->rows, sim->cols, label);
+    free(expected);
+    free(got);
+}
+
+Test(fast, cpu_algorithm_equals_the_reference_on_dry_wet_and_border_data, .timeout = 120)
+{
+    static const char *names[] = {"sciddicat-tiny", "sciddicat-3x3", "sciddicat-thin-rows",
+                                  "sciddicat-thin-cols", "sciddicat-odd", "sciddicat-wet-odd",
+                                  "sciddicat-border"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        lk_sciddicat sim;
+        int steps;
+        char md5[33];
+        lk_test_load_dataset(names[k], &sim, &steps, md5);
+        fast_cpu_matches_serial(&sim, steps, names[k]);
+        lk_sciddicat_free(&sim);
+    }
+    lab04_border_case cases[LAB04_MAX_BORDER_CASES];
+    const int ncases = lab04_border_cases(cases);
+    for (int k = 0; k < ncases; k++) {
+        fast_cpu_matches_serial(&cases[k].sim, cases[k].steps, cases[k].name);
+        lk_sciddicat_free(&cases[k].sim);
+    }
+}
+
+/* The point of the variant: on mostly dry data the region is a small part of the grid. */
+Test(fast, region_stays_near_the_debris)
+{
+    lk_sciddicat sim;
+    int steps;
+    char md5[33];
+    lk_test_load_dataset("sciddicat-odd", &sim, &steps, md5);
+    double *h = malloc((size_t)sim.rows * sim.cols * sizeof *h);
+    cr_assert(h, "out of memory");
+    const size_t fewest = fast_cpu_run(&sim, steps, 1, h);
+    const size_t interior = (size_t)(sim.rows - 2) * (sim.cols - 2);
+    cr_assert_lt(fewest, interior / 4, "the fewest cells a step updated is %zu of %zu", fewest,
+                 interior);
+    free(h);
+    lk_sciddicat_free(&sim);
+}
+
+/* A -0.0 thickness (a text grid may say "-0") becomes +0.0 in the reference's first step:
+   the first two steps must rewrite every interior cell of both buffers. */
+Test(fast, negative_zero_thickness_is_rewritten_as_the_reference_does)
+{
+    lk_sciddicat sim;
+    int steps;
+    char md5[33];
+    lk_test_load_dataset("sciddicat-odd", &sim, &steps, md5);
+    for (int i = 1; i < sim.rows - 1; i += 7)
+        for (int j = 1; j < sim.cols - 1; j += 5)
+            if (sim.h0[lk_sciddicat_at(i, j, sim.cols)] == 0.0)
+                sim.h0[lk_sciddicat_at(i, j, sim.cols)] = -0.0;
+    const size_t n = (size_t)sim.rows * sim.cols;
+    double *expected = malloc(n * sizeof *expected), *got = malloc(n * sizeof *got);
+    cr_assert(expected && got, "out of memory");
+    lk_error err;
+    for (int s = 1; s <= 3; s++) {
+        LK_ASSERT_OK(lk_sciddicat_serial(&sim, s, expected, NULL, &err), &err);
+        fast_cpu_run(&sim, s, 1, got);
+        lk_assert_grid_eq(expected, got, sim.rows, sim.cols, "-0.0 cells, fast on the CPU");
+        /* The planted bug: starting from the wet cells' box leaves those -0.0 in place. */
+        fast_cpu_run(&sim, s, 0, got);
+        lk_compare c;
+        cr_assert_neq(lk_compare_grids(expected, got, sim.rows, sim.cols, 8, &c), 0,
+                      "%d steps: starting from the wet box went unnoticed", s);
+    }
+    free(expected);
+    free(got);
+    lk_sciddicat_free(&sim);
 }
