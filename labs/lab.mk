@@ -83,8 +83,17 @@ check:
 run: $(PROG)
 	$(PROG) --standard --png $(B)/run.png
 
+# A lab that times more than its bench dataset lists one `--bench` argument set per line
+# in bench.runs (other sizes, the given versions' own rows); `#` lines are comments.
+BENCH_RUNS := $(wildcard $(CURDIR)/bench.runs)
 bench: $(PROG)
 	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+ifneq ($(BENCH_RUNS),)
+	@grep -v '^[[:space:]]*\(#\|$$\)' $(BENCH_RUNS) | while read -r args; do \
+	  echo "$(PROG) --bench $$args"; \
+	  $(PROG) --bench $$args $(if $(BENCH_CSV),--csv $(BENCH_CSV)) </dev/null || exit 1; \
+	done
+endif
 
 clean:
 	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)
