@@ -36,8 +36,10 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     const long hi = min((long)steps, mid + H);                 // the last level it computes
     double *su[2] = {smem, smem + W + 2};                      // u of a level: slot k = point m + k - 1
     double *se = smem + 2 * (W + 2);                           // neighbours' edges: [side][level][4]
-    const size_t my_edges[2] = {lab05_edge_at(n, row, tile, 0, 0, W, H),
-                                lab05_edge_at(n, row, tile, 1, 0, W, H)};
+    // Records of tile i, side s of a row start at that row's first record + (2i + s) * 4H
+    // (lab05_edge_at); computed once, the index needs 64-bit divisions.
+    const size_t side_len = 4 * (size_t)H;
+    const size_t my_edges = lab05_edge_at(n, row, 0, 0, 0, W, H) + 2 * (size_t)tile * side_len;
     double2 *y2 = reinterpret_cast<double2 *>(y);
 
     // The neighbours' edge records of the levels lo .. min(mid, steps) - 1, coalesced: side 0
@@ -45,14 +47,16 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     if (row > 0) {
         const long left = lab05_left_writer(row, tile);
         const long writers = lab05_tiles_in_row(n, row - 1, W, H);
+        const size_t below = lab05_edge_at(n, row - 1, 0, 0, 0, W, H);
         const int levels = (int)min((long)H, (long)steps - lo), per_side = 4 * levels;
         for (int k = j; k < 2 * per_side; k += W) {
-            const int side = k / per_side, at = k % per_side;
+            const int side = k >= per_side, at = k - side * per_side;
             const long w = left + side;
             if (w >= 0 && w < writers)
-                se[side * 4 * H + at] = edges[lab05_edge_at(n, row - 1, w, 1 - side, 0, W, H) + at];
+                se[side * 4 * H + at] = edges[below + (2 * (size_t)w + 1 - side) * side_len + at];
         }
     }
+    __syncthreads(); // the records are read by the entering threads, before the level's barrier
 
     // The start level: row 0 its middle (level 0), other rows their bottom flat.
     double u = 0.0, v = 0.0;
@@ -74,11 +78,11 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
             const long je = t - mid;
             if (je >= 0 && je < H && t < steps) {
                 if (j - je == 0 || j - je == 1)
-                    reinterpret_cast<double2 *>(edges + my_edges[0] + 4 * je)[j - je] =
+                    reinterpret_cast<double2 *>(edges + my_edges + 4 * je)[j - je] =
                         make_double2(u, v);
                 const long r0 = W - je - 2;
                 if (j - r0 == 0 || j - r0 == 1)
-                    reinterpret_cast<double2 *>(edges + my_edges[1] + 4 * je)[j - r0] =
+                    reinterpret_cast<double2 *>(edges + my_edges + side_len + 4 * je)[j - r0] =
                         make_double2(u, v);
             }
             if (t == steps || t == mid + H)
