@@ -31,9 +31,10 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     const long x = m + j;
     const bool inside = x >= 0 && x < n;
     const int dj = min(j, W - 1 - j); // active at levels mid - dj .. mid + dj
-    const long mid = (long)row * H;   // level of the tile's middle
-    const long lo = row == 0 ? 0 : mid - H;                    // the level it starts from
-    const long hi = min((long)steps, mid + H);                 // the last level it computes
+    // Levels are ints (steps <= 1e8): 32-bit compares in the level loop.
+    const int mid = row * H;                                   // level of the tile's middle
+    const int lo = row == 0 ? 0 : mid - H;                     // the level it starts from
+    const int hi = min(steps, mid + H);                        // the last level it computes
     double *su[2] = {smem, smem + W + 2};                      // u of a level: slot k = point m + k - 1
     double *se = smem + 2 * (W + 2);                           // neighbours' edges: [side][level][4]
     // Records of tile i, side s of a row start at that row's first record + (2i + s) * 4H
@@ -48,7 +49,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
         const long left = lab05_left_writer(row, tile);
         const long writers = lab05_tiles_in_row(n, row - 1, W, H);
         const size_t below = lab05_edge_at(n, row - 1, 0, 0, 0, W, H);
-        const int levels = (int)min((long)H, (long)steps - lo), per_side = 4 * levels;
+        const int levels = min(H, steps - lo), per_side = 4 * levels;
         for (int k = j; k < 2 * per_side; k += W) {
             const int side = k >= per_side, at = k - side * per_side;
             const long w = left + side;
@@ -70,17 +71,17 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
         su[cur][j + 1] = u_or_zero(x, n, u);
     }
 
-    for (long t = lo;; t++) {
-        const long d = t < mid ? mid - t : t - mid;
+    for (int t = lo;; t++) {
+        const int d = t < mid ? mid - t : t - mid;
         const bool active = dj >= d;
         // What leaves the tile at level t: edge records, the top flat, the last level.
         if (active && inside) {
-            const long je = t - mid;
+            const int je = t - mid;
             if (je >= 0 && je < H && t < steps) {
                 if (j - je == 0 || j - je == 1)
                     reinterpret_cast<double2 *>(edges + my_edges + 4 * je)[j - je] =
                         make_double2(u, v);
-                const long r0 = W - je - 2;
+                const int r0 = W - je - 2;
                 if (j - r0 == 0 || j - r0 == 1)
                     reinterpret_cast<double2 *>(edges + my_edges + side_len + 4 * je)[j - r0] =
                         make_double2(u, v);
@@ -93,9 +94,9 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
 
         // Level t + 1. In the bottom half two points enter on each side: their level t comes
         // from the neighbours' records, with the u just outside.
-        const long dn = t + 1 < mid ? mid - t - 1 : t + 1 - mid;
+        const int dn = t + 1 < mid ? mid - t - 1 : t + 1 - mid;
         if (t + 1 <= mid && row > 0 && (j == dn || j == W - 1 - dn)) {
-            const int je = (int)(t - lo);
+            const int je = t - lo;
             if (j == dn) { // record: (u, v) of x - 1, then of x
                 const double *rec = se + 4 * je;
                 if (inside) {
