@@ -3,8 +3,10 @@
 #include "labkit/vstring_driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "labkit/grid_io.h"
+#include "labkit/png.h"
 
 int lk_vstring_open(lk_run *run, lk_vstring *sim)
 {
@@ -12,11 +14,6 @@ int lk_vstring_open(lk_run *run, lk_vstring *sim)
         return -1;
     const lk_options *o = &run->opt;
     int dataset_steps = -1, rc;
-    if (o->png) {
-        lk_fail(&run->err, "--png: the string has no picture: use --out FILE (text, one point "
-                           "per line) and plot it");
-        return lk_run_fail(run);
-    }
     if (o->dataset) {
         snprintf(run->label, sizeof run->label, "%s", o->dataset);
         rc = lk_vstring_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, sim,
@@ -40,6 +37,21 @@ int lk_vstring_open(lk_run *run, lk_vstring *sim)
     const void *inputs[1] = {sim->y0};
     const size_t input_bytes[1] = {bytes};
     return lk_run_loaded(run, &shape, 1, inputs, input_bytes);
+}
+
+/* The picture: a 2 x N field, u on the top row and v below it. */
+static int write_png(const char *path, const double *y, int n, const char *title, lk_error *err)
+{
+    double *rows = malloc(2 * (size_t)n * sizeof *rows);
+    if (!rows)
+        return lk_fail(err, "%s: out of memory for the picture", path);
+    for (size_t p = 0; p < (size_t)n; p++) {
+        rows[p] = y[2 * p];
+        rows[n + p] = y[2 * p + 1];
+    }
+    int rc = lk_png_field(path, rows, 2, n, title, err);
+    free(rows);
+    return rc;
 }
 
 void lk_vstring_report(lk_run *run, const lk_vstring *sim)
@@ -67,8 +79,12 @@ void lk_vstring_report(lk_run *run, const lk_vstring *sim)
                      nd, lk_vstring_components(sim), where);
     }
     const double *y = lk_run_output(run);
+    char title[320];
+    snprintf(title, sizeof title, "String %s after %d steps: u (top row) and v along the string",
+             run->label, run->steps);
     if ((o->out && lk_vstring_write_text(o->out, y, sim->n, err) != 0) ||
-        (o->bin && lk_write_binary(o->bin, y, lk_vstring_components(sim), err) != 0))
+        (o->bin && lk_write_binary(o->bin, y, lk_vstring_components(sim), err) != 0) ||
+        (o->png && write_png(o->png, y, sim->n, title, err) != 0))
         goto failed;
     return;
 failed:

@@ -26,7 +26,8 @@ extern "C" {
 /** Load the input @p run's options name into @p sim and tell the harness its shape. */
 int lk_vstring_open(lk_run *run, lk_vstring *sim);
 
-/** Hash the serial and GPU states, compare them, write `--out` and `--bin`. */
+/** Hash the serial and GPU states, compare them, write `--out`, `--bin` and `--png` (u and v
+    as a 2 x N field). */
 void lk_vstring_report(lk_run *run, const lk_vstring *sim);
 
 #ifdef __cplusplus

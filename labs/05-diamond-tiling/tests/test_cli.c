@@ -107,10 +107,18 @@ Test(cli, two_dimensional_spec_is_refused)
     expect_error(argv, 1, "the string is 1-D: write pluck:1x100:1");
 }
 
-Test(cli, png_is_refused_with_what_to_do)
+Test(cli, png_shows_the_string, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    char *argv[] = {"lab05", "--serial", "--dataset", "string-pluck-1", "--png", "x.png", NULL};
-    expect_error(argv, 1, "--png: the string has no picture");
+    char out[8192];
+    const char *png = lk_tmp_path("run.png");
+    char *argv[] = {"lab05", "--serial", "--dataset", "string-pluck-odd", "--png", (char *)png, NULL};
+    cr_assert_eq(run(out, sizeof out, argv), 0, "%s", out);
+    FILE *f = fopen(png, "rb");
+    cr_assert_not_null(f, "no picture written");
+    unsigned char magic[8];
+    cr_assert_eq(fread(magic, 1, 8, f), 8);
+    cr_assert(magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G', "not a PNG");
+    fclose(f);
 }
 
 Test(cli, a_dataset_of_another_model_is_refused)
