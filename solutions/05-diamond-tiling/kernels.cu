@@ -35,7 +35,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     const int mid = row * H;                                   // level of the tile's middle
     const int lo = row == 0 ? 0 : mid - H;                     // the level it starts from
     const int hi = min(steps, mid + H);                        // the last level it computes
-    double *su[2] = {smem, smem + W + 2};                      // u of a level: slot k = point m + k - 1
+    double *cur_u = smem, *next_u = smem + W + 2;              // u of a level: slot k = point m + k - 1
     double *se = smem + 2 * (W + 2);                           // neighbours' edges: [side][level][4]
     // Records of tile i, side s of a row start at that row's first record + (2i + s) * 4H
     // (lab05_edge_at); computed once, the index needs 64-bit divisions.
@@ -61,14 +61,13 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
 
     // The start level: row 0 its middle (level 0), other rows their bottom flat.
     double u = 0.0, v = 0.0;
-    int cur = 0;
     if (dj >= mid - lo) {
         if (inside) {
             const double2 uv = y2[x];
             u = uv.x;
             v = uv.y;
         }
-        su[cur][j + 1] = u_or_zero(x, n, u);
+        cur_u[j + 1] = u_or_zero(x, n, u);
     }
 
     for (int t = lo;; t++) {
@@ -103,28 +102,30 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
                     u = rec[2];
                     v = rec[3];
                 }
-                su[cur][j] = x - 1 >= 0 && x - 1 < n ? rec[0] : 0.0;
+                cur_u[j] = x - 1 >= 0 && x - 1 < n ? rec[0] : 0.0;
             } else {       // record: (u, v) of x, then of x + 1
                 const double *rec = se + 4 * H + 4 * je;
                 if (inside) {
                     u = rec[0];
                     v = rec[1];
                 }
-                su[cur][j + 2] = x + 1 < n && x + 1 >= 0 ? rec[2] : 0.0;
+                cur_u[j + 2] = x + 1 < n && x + 1 >= 0 ? rec[2] : 0.0;
             }
-            su[cur][j + 1] = u_or_zero(x, n, u);
+            cur_u[j + 1] = u_or_zero(x, n, u);
         }
         __syncthreads();
         if (dj >= dn) {
             if (inside) {
                 double un, vn;
-                lk_vstring_point_step(su[cur][j], u, su[cur][j + 2], v, &un, &vn);
+                lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
                 u = un;
                 v = vn;
             }
-            su[1 - cur][j + 1] = u_or_zero(x, n, u);
+            next_u[j + 1] = u_or_zero(x, n, u);
         }
-        cur = 1 - cur;
+        double *swap = cur_u;
+        cur_u = next_u;
+        next_u = swap;
     }
 }
 
