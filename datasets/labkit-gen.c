@@ -8,6 +8,7 @@
 #include "labkit/manifest.h"
 #include "labkit/sciddicat.h"
 #include "labkit/swe.h"
+#include "labkit/vstring.h"
 
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
@@ -92,6 +93,27 @@ static int expect_swe(const char *manifest_path, const char *name, lk_error *err
     return rc;
 }
 
+/* The string hash: serial reference on the generated dataset, md5 of its final state. */
+static int expect_vstring(const char *manifest_path, const char *name, lk_error *err)
+{
+    lk_vstring sim;
+    int steps, rc = -1;
+    char hex[33];
+    if (lk_vstring_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+        return -1;
+    double *y = malloc(lk_vstring_components(&sim) * sizeof *y);
+    if (!y)
+        lk_fail(err, "out of memory");
+    else if (lk_vstring_serial(&sim, steps, y, err) == 0 &&
+             lk_vstring_md5(y, sim.n, hex, err) == 0) {
+        printf("%s\n", hex);
+        rc = 0;
+    }
+    free(y);
+    lk_vstring_free(&sim);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *manifest_path = LK_TOP_DIR "/datasets/MANIFEST";
@@ -126,6 +148,17 @@ int main(int argc, char **argv)
                       "the drivers generate it from its spec (--dataset %s)", manifest_path,
                 argv[1], argv[1]);
         lk_die("labkit-gen", &err);
+    }
+    if (argc == 3 && strcmp(argv[0], "dataset") == 0 && strcmp(model, "vstring") == 0) {
+        lk_fail(&err, "%s: dataset '%s' is a string dataset: it has no input files; the "
+                      "driver generates it from its spec (--dataset %s)", manifest_path,
+                argv[1], argv[1]);
+        lk_die("labkit-gen", &err);
+    }
+    if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "vstring") == 0) {
+        if (expect_vstring(manifest_path, argv[1], &err) != 0)
+            lk_die("labkit-gen", &err);
+        return 0;
     }
     if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "swe") == 0) {
         if (expect_swe(manifest_path, argv[1], &err) != 0)

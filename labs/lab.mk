@@ -33,8 +33,6 @@ LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
 # The harness poisons every device allocation of the student's code (common/src/cuda_poison.c).
 LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
 
-# SciddicaT labs also time the wet dataset, where debris covers every cell: nothing to skip.
-BENCH_MORE ?= $(if $(findstring sciddicat_driver.h,$(file < $(CURDIR)/main.c)),sciddicat-large-wet)
 PROFILE_CSV ?= $(B)/profile.csv
 
 .PHONY: build check check-suites run bench bench-profile clean
@@ -88,15 +86,24 @@ check:
 run: $(PROG)
 	$(PROG) --standard --png $(B)/run.png
 
+# A lab that times more than its bench dataset lists one `--bench` argument set per line
+# in bench.runs (other sizes, the given versions' own rows); `#` lines are comments.
+BENCH_RUNS := $(wildcard $(CURDIR)/bench.runs)
 bench: $(PROG)
 	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
-	@set -e; for d in $(BENCH_MORE); do echo; echo "$(PROG) --bench --dataset $$d"; \
-	  $(PROG) --bench --dataset $$d $(if $(BENCH_CSV),--csv $(BENCH_CSV)); done
+ifneq ($(BENCH_RUNS),)
+	@grep -v '^[[:space:]]*\(#\|$$\)' $(BENCH_RUNS) | while read -r args; do \
+	  echo "$(PROG) --bench $$args"; \
+	  $(PROG) --bench $$args $(if $(BENCH_CSV),--csv $(BENCH_CSV)) </dev/null || exit 1; \
+	done
+endif
 
-# The datasets are the driver's bench dataset (its -h names it) and BENCH_MORE.
+# Measured DRAM bytes per step (tools/bench-profile.sh) on the bench dataset (the driver's -h
+# names it) and on the datasets that bench.runs names.
 bench-profile: $(PROG)
 	@$(LK_TOP)/tools/bench-profile.sh $(LAB) $(PROG) $(PROFILE_CSV) \
-	  $$($(PROG) -h | sed -n 's/.*--bench *performance report on \([^ ]*\).*/\1/p') $(BENCH_MORE)
+	  $$($(PROG) -h | sed -n 's/.*--bench *performance report on \([^ ]*\).*/\1/p') \
+	  $(if $(BENCH_RUNS),$$(sed -n 's/.*--dataset \([^ ]*\).*/\1/p' $(BENCH_RUNS) | sort -u))
 
 clean:
 	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)

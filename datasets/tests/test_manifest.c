@@ -7,6 +7,7 @@
 #include "labkit/md5.h"
 #include "labkit/sciddicat.h"
 #include "labkit/testing.h"
+#include "labkit/vstring.h"
 
 static void read_manifest(lk_manifest *m)
 {
@@ -86,5 +87,38 @@ Test(manifest, committed_inputs_equal_regenerated_ones)
     }
     cr_assert_gt(stored, 0, "no committed dataset in the manifest");
     rmdir(tmpl);
+    lk_manifest_free(&m);
+}
+
+/* Lab 05's string datasets: generated from their specs, hashed with lab 05's serial.c. */
+static void check_vstring_hash(const char *name)
+{
+    char manifest[4096], md5[33], hex[33];
+    int steps;
+    lk_vstring sim;
+    lk_error err;
+    lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+    LK_ASSERT_OK(lk_vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    double *y = malloc(lk_vstring_components(&sim) * sizeof *y);
+    cr_assert_not_null(y);
+    LK_ASSERT_OK(lk_vstring_serial(&sim, steps, y, &err), &err);
+    LK_ASSERT_OK(lk_vstring_md5(y, sim.n, hex, &err), &err);
+    cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
+                     "the manifest says %s", name, hex, steps, md5);
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+Test(manifest, string_dataset_hashes, .timeout = 600)
+{
+    lk_manifest m;
+    read_manifest(&m);
+    int checked = 0;
+    for (int i = 0; i < m.n; i++)
+        if (strcmp(m.e[i].model, "vstring") == 0) {
+            check_vstring_hash(m.e[i].name);
+            checked++;
+        }
+    cr_assert_geq(checked, 7, "expected at least 7 string datasets, found %d", checked);
     lk_manifest_free(&m);
 }

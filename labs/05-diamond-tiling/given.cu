@@ -1,0 +1,227 @@
+// Lab 05, given (read-only): the variants, the two baselines and the loop over rows of tiles
+// that calls your lab05_tile_row(). The baselines are lab 02's lesson on this model: one
+// thread per mass point reading (u, v) as one 16-byte load, so a warp reads 512 contiguous
+// bytes; their arithmetic is lk_vstring_point_step(), the serial reference's.
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cooperative_groups.h>
+
+#include "given.h"
+#include "labkit/cuda_check.h"
+
+namespace cg = cooperative_groups;
+
+// Positional (C++ has no designated initializers before C++20): name, help, tile, given.
+const lk_variant lab05_variants[5] = {
+    {"diamond", ": your diamonds, D/2 steps per launch (default)", 128, 64, 0},
+    {"honeycomb", ": your hexagons (stretch), WIDTHxHEIGHT free", 512, 64, 0},
+    {"persistent", ": given, one cooperative launch, grid barrier per step", 256, 1, 1},
+    {"linear", ": given, one step per launch (the baseline of --bench)", 256, 1, 1},
+    {NULL, NULL, 0, 0, 0}};
+
+static const char *const method_names[4] = {"diamond", "honeycomb", "linear", "persistent"};
+
+int lab05_method_parse(const char *name, lab05_method *out, lk_error *err)
+{
+    if (!name || !name[0]) {
+        *out = LAB05_RUN_DIAMOND;
+        return 0;
+    }
+    for (int m = 0; m < 4; m++)
+        if (strcmp(name, method_names[m]) == 0) {
+            *out = (lab05_method)m;
+            return 0;
+        }
+    return lk_fail(err, "--variant %s: unknown variant: use diamond, honeycomb, linear or "
+                        "persistent", name);
+}
+
+int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
+{
+    if (width < 1 || width > LAB05_MAX_WIDTH || height < 1)
+        return lk_fail(err, "--tile %dx%d: the width must be from 1 to %d points and the "
+                            "height at least 1 step", width, height, LAB05_MAX_WIDTH);
+    switch (method) {
+    case LAB05_RUN_LINEAR:
+    case LAB05_RUN_PERSISTENT:
+        if (height != 1)
+            return lk_fail(err, "--tile %dx%d: the %s baseline does one step per %s: use "
+                                "--tile %dx1", width, height, method_names[method],
+                           method == LAB05_RUN_LINEAR ? "launch" : "barrier", width);
+        return 0;
+    case LAB05_RUN_DIAMOND:
+        if (width % 2 != 0 || width < 2 || height != width / 2)
+            return lk_fail(err, "--tile %dx%d: a diamond W points wide is W/2 steps high, W "
+                                "even: use e.g. --tile %dx%d (or --variant honeycomb)", width,
+                           height, width < 2 ? 2 : width + width % 2, (width + width % 2) / 2);
+        return 0;
+    case LAB05_RUN_HONEYCOMB:
+        if (2 * height > width)
+            return lk_fail(err, "--tile %dx%d: a hexagon W points wide is at most W/2 steps "
+                                "high: use a height <= %d", width, height, width / 2);
+        return 0;
+    }
+    return lk_fail(err, "unknown variant %d", (int)method);
+}
+
+int lab05_check_options(const char *variant, int width, int height, lk_error *err)
+{
+    lab05_method m = LAB05_RUN_DIAMOND;
+    if (lab05_method_parse(variant, &m, err) != 0)
+        return -1;
+    if (width == 0 && height == 0)
+        return 0;
+    return lab05_check_tile(m, width, height, err);
+}
+
+// u of point q of a state, 0 beyond the fixed ends.
+static __device__ double u_at(const double *y, int n, long q)
+{
+    return q >= 0 && q < n ? y[2 * q] : 0.0;
+}
+
+// One Euler step of point p from cur into next (16-byte load and store of (u, v)).
+static __device__ void step_point(int n, long p, const double *__restrict__ cur,
+                                  double *__restrict__ next)
+{
+    const double2 uv = reinterpret_cast<const double2 *>(cur)[p];
+    double2 out;
+    lk_vstring_point_step(u_at(cur, n, p - 1), uv.x, u_at(cur, n, p + 1), uv.y, &out.x, &out.y);
+    reinterpret_cast<double2 *>(next)[p] = out;
+}
+
+static __global__ void linear_step(int n, const double *__restrict__ cur,
+                                   double *__restrict__ next)
+{
+    const long p = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < n)
+        step_point(n, p, cur, next);
+}
+
+// All steps in one launch: every block stays resident (cooperative launch), a grid-wide
+// barrier separates the steps; the result is in y[steps % 2].
+static __global__ void persistent_steps(int n, int steps, double *y0, double *y1)
+{
+    cg::grid_group grid = cg::this_grid();
+    const long stride = (long)gridDim.x * blockDim.x;
+    for (int s = 0; s < steps; s++) {
+        const double *cur = s % 2 == 0 ? y0 : y1;
+        double *next = s % 2 == 0 ? y1 : y0;
+        for (long p = (long)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += stride)
+            step_point(n, p, cur, next);
+        grid.sync();
+    }
+}
+
+static int run_linear(int n, int steps, int block, double **d, int *result, lk_error *err)
+{
+    const unsigned grid = (unsigned)((n + block - 1) / block);
+    int cur = 0;
+    for (int s = 0; s < steps; s++) {
+        linear_step<<<grid, block>>>(n, d[cur], d[1 - cur]);
+        LK_LAUNCH_TRY(err);
+        cur = 1 - cur;
+    }
+    *result = cur;
+    return 0;
+}
+
+static int run_persistent(int n, int steps, int block, double **d, int *result, lk_error *err)
+{
+    int dev = 0, coop = 0, sms = 0, per_sm = 0;
+    LK_CUDA_TRY(err, cudaGetDevice(&dev));
+    LK_CUDA_TRY(err, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    if (!coop)
+        return lk_fail(err, "persistent: this GPU cannot launch cooperative kernels: use "
+                            "--variant linear");
+    LK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    LK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_steps,
+                                                                   block, 0));
+    if (per_sm < 1)
+        return lk_fail(err, "persistent: a block of %d threads does not fit on an SM: use a "
+                            "smaller --tile width", block);
+    // Every block must be resident for the barrier: at most per_sm blocks per SM.
+    long blocks = (long)per_sm * sms, needed = ((long)n + block - 1) / block;
+    if (needed < blocks)
+        blocks = needed;
+    void *args[] = {&n, &steps, &d[0], &d[1]};
+    if (steps > 0) {
+        LK_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)persistent_steps,
+                                                     dim3((unsigned)blocks), dim3(block), args,
+                                                     0, 0));
+    }
+    *result = steps % 2;
+    return 0;
+}
+
+// A launcher that fails must say why; one that returns -1 silently gets a message here.
+static int student_call(int rc, lk_error *err)
+{
+    if (rc == 0)
+        return 0;
+    if (rc == LAB05_NOT_ATTEMPTED)
+        return lk_fail(err, "lab05_tile_row returned LAB05_NOT_ATTEMPTED: the honeycomb is "
+                            "the stretch task (TODO 4 in kernels.cu); use --variant diamond");
+    if (!err->msg[0])
+        return lk_fail(err, "lab05_tile_row returned %d without a message: fill err "
+                            "(LK_LAUNCH_TRY, lk_fail) so the failure can be explained", rc);
+    return -1;
+}
+
+static int run_tiled(lab05_variant variant, int n, int steps, int width, int height,
+                     double *d_y, double **d_edges, lk_error *err)
+{
+    const size_t edges = lab05_edge_doubles(n, width, height);
+    LK_CUDA_TRY(err, cudaMalloc((void **)d_edges, edges * sizeof(double)));
+    for (int row = 0; row < lab05_rows(steps, height); row++)
+        if (student_call(lab05_tile_row(variant, n, steps, row, width, height, d_y, *d_edges,
+                                         err), err) != 0)
+            return -1;
+    return 0;
+}
+
+// Like LK_CUDA_TRY, but leaves through the cleanup below instead of returning.
+#define CUDA_GO(call)                                                                       \
+    do {                                                                                    \
+        cudaError_t code_ = (call);                                                         \
+        if (code_ != cudaSuccess) {                                                         \
+            lk_cuda_fail(err, code_, #call, __FILE__, __LINE__);                            \
+            goto done;                                                                      \
+        }                                                                                   \
+    } while (0)
+
+extern "C" int lab05_gpu_run(lab05_method method, int n, const double *y0, double *y_out,
+                             int steps, int width, int height, lk_error *err)
+{
+    lk_error_clear(err);
+    if (lab05_check_tile(method, width, height, err) != 0)
+        return -1;
+    if (n < 1)
+        return lk_fail(err, "a string of %d mass points: n must be >= 1", n);
+    const size_t bytes = 2 * (size_t)n * sizeof(double);
+    double *d[2] = {NULL, NULL}, *d_edges = NULL;
+    int rc = -1, result = 0;
+    CUDA_GO(cudaMalloc((void **)&d[0], bytes));
+    CUDA_GO(cudaMemcpy(d[0], y0, bytes, cudaMemcpyHostToDevice));
+    if (method == LAB05_RUN_LINEAR || method == LAB05_RUN_PERSISTENT) {
+        CUDA_GO(cudaMalloc((void **)&d[1], bytes));
+        if ((method == LAB05_RUN_LINEAR ? run_linear : run_persistent)(n, steps, width, d,
+                                                                       &result, err) != 0)
+            goto done;
+    } else if (run_tiled((lab05_variant)method, n, steps, width, height, d[0], &d_edges,
+                         err) != 0) {
+        goto done;
+    }
+    // Errors inside the kernels (an out-of-bounds access) surface here, not at the launch.
+    CUDA_GO(cudaDeviceSynchronize());
+    CUDA_GO(cudaMemcpy(y_out, d[result], bytes, cudaMemcpyDeviceToHost));
+    rc = 0;
+done:
+    // After a kernel fault every call fails: keep the first message, free what we can.
+    cudaFree(d[0]);
+    cudaFree(d[1]);
+    cudaFree(d_edges);
+    return rc;
+}

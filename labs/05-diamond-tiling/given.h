@@ -1,0 +1,46 @@
+/* Lab 05, given (read-only): the variants of the command line, the two baselines (one step
+   per launch, and one persistent kernel with a grid-wide barrier per step) and the loop
+   over rows of tiles that calls your lab05_tile_row() (given.cu). */
+#ifndef LAB05_GIVEN_H
+#define LAB05_GIVEN_H
+
+#include "lab.h"
+#include "labkit/harness.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What `--variant` runs: your two variants, then the given baselines. */
+typedef enum lab05_method {
+    LAB05_RUN_DIAMOND = LAB05_DIAMOND,     /**< Your diamonds (task 1). */
+    LAB05_RUN_HONEYCOMB = LAB05_HONEYCOMB, /**< Your hexagons (task 2). */
+    LAB05_RUN_LINEAR = 2,                  /**< Given: one step per launch, pointer swap. */
+    LAB05_RUN_PERSISTENT = 3               /**< Given: one cooperative launch, grid barrier per step. */
+} lab05_method;
+
+/** The variants `--variant` names with their default tiles (WIDTHxHEIGHT: points per tile or
+    block, steps per launch or per barrier); `--bench` compares yours with `linear`. */
+extern const lk_variant lab05_variants[5];
+
+/** Parse a variant name ("" means diamond). */
+int lab05_method_parse(const char *name, lab05_method *out, lk_error *err);
+
+/** Check a tile for a method: tiled ones as lab05_tile_row() says, the baselines
+    WIDTH = threads per block (1..1024), HEIGHT = 1. */
+int lab05_check_tile(lab05_method method, int width, int height, lk_error *err);
+
+/** Check `--variant` and `--tile` before anything runs (0 x 0: the variant's default). */
+int lab05_check_options(const char *variant, int width, int height, lk_error *err);
+
+/**
+ * Allocate, copy y0 (2n doubles) in, run @p steps steps of @p method with tile
+ * width x height, copy the state into y_out, free.
+ */
+int lab05_gpu_run(lab05_method method, int n, const double *y0, double *y_out, int steps,
+                  int width, int height, lk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,160 @@
+/**
+ * @file labs/05-diamond-tiling/lab.h
+ * @brief Lab 05 contract between the harness and your `kernels.cu` (read-only).
+ *
+ * You write one launcher, lab05_tile_row(), that computes one row of tiles of the
+ * (space, time) plane: task 1 diamonds, task 2 (stretch) hexagons ("honeycomb"). The given
+ * code (given.cu) owns the device buffers and the loop over rows:
+ *
+ * @code
+ *   copy y0 into d_y
+ *   for row = 0 .. lab05_rows(steps, height) - 1:
+ *       lab05_tile_row(variant, n, steps, row, width, height, d_y, d_edges)   (you)
+ *   copy d_y back: it holds the state after `steps` steps
+ * @endcode
+ *
+ * Geometry (README.md has the figure). Level t is the state after t steps; point x is mass
+ * point x (u_x = y[2x], v_x = y[2x+1]). A tile is W = width points wide at its middle and
+ * spans 2H levels, H = height; its flat part is a = W - 2H points (0 for a diamond, where
+ * H = W/2). Row r of tiles covers the levels rH - H < t <= rH + H; tile i of row r has its
+ * middle at level rH over the points [m, m + W), m = lab05_tile_left(row, i, W, H), and at
+ * level t = rH - d (bottom half) or rH + d (top half), 0 <= d <= H, it covers the points
+ * [m + d, m + W - d). Rows r and r + 1 interlock: together they cover every point of every
+ * level exactly once, so no point is computed twice and a row depends only on the row below.
+ * Launch r therefore advances the finished front by H steps: D/2 steps for a diamond of D
+ * points.
+ *
+ * What a tile reads and writes in global memory (nothing else):
+ *   - row 0 reads its middle level 0, [m, m + W), from d_y (the initial state);
+ *   - a row r >= 1 reads its bottom flat, level rH - H, points [m + H, m + H + a), from d_y;
+ *   - at each level L = rH + j, j = 0 .. H-1 (and L < steps), a tile writes its two leftmost
+ *     and its two rightmost points of level L, (u, v) each, into its edge records (below);
+ *   - a bottom-half level of row r needs, beyond its own points of the level below, the two
+ *     points on each side that its neighbours of row r - 1 wrote as edges;
+ *   - its points of level `steps`, if it has any, go to d_y (the result), and so do its top
+ *     flat points of level rH + H when rH + H <= steps (row r + 2 reads them).
+ * Points outside 0..n-1 are never computed, read or written; a neighbour beyond a fixed end
+ * has u = 0 (the serial reference's guarded loads). Levels above `steps` are not computed.
+ *
+ * Edge records: 4 doubles (u, v of the left point, then u, v of the right point), at
+ * d_edges + lab05_edge_at(n, row, i, side, j, W, H); side 0 is the tile's left edge,
+ * points m + j and m + j + 1 at level rH + j; side 1 its right edge, points m + W - j - 2
+ * and m + W - j - 1. Rows of even and odd parity use separate records, so a launch reads
+ * the records of row r - 1 while it writes those of row r.
+ */
+#ifndef LAB05_LAB_H
+#define LAB05_LAB_H
+
+#include <stddef.h>
+
+#include "labkit/error.h"
+#include "labkit/vstring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Your variants (`--variant NAME`); the given ones are in given.h. */
+typedef enum lab05_variant {
+    LAB05_DIAMOND = 0,  /**< Task 1: diamonds, height = width / 2. */
+    LAB05_HONEYCOMB = 1 /**< Task 2 (stretch): hexagons, any height with 2 height <= width. */
+} lab05_variant;
+
+/** Return value of lab05_tile_row() for the honeycomb while the stretch is not attempted. */
+#define LAB05_NOT_ATTEMPTED 1
+
+/** Most points in a tile (one thread per point of its middle: a block of at most 1024). */
+#define LAB05_MAX_WIDTH 1024
+
+/* ---------------------------------------------------------------------------------------
+ * Your side: kernels.cu defines this.
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Launch row @p row of tiles: one block of @p width threads per tile (lab05_tiles_in_row()
+ * of them; none if that is 0), computing every point of every level the row owns, as the
+ * file comment says. Only launch: no allocation, no synchronisation, no copies. The caller
+ * calls the rows in order 0, 1, 2, ... on the same stream and checked the tile
+ * (diamond: width even, height = width / 2; honeycomb: 1 <= height, 2 height <= width).
+ *
+ * @param variant  LAB05_DIAMOND or LAB05_HONEYCOMB
+ * @param n        mass points (>= 1; any n, not a multiple of anything)
+ * @param steps    steps of the whole run (>= 1; any, not a multiple of @p height)
+ * @param row      the row, 0 .. lab05_rows(steps, height) - 1
+ * @param width    W, points of a tile's middle (threads per block)
+ * @param height   H, steps per launch
+ * @param d_y      the state, 2n doubles (see above for what is read and written)
+ * @param d_edges  the edge records, lab05_edge_doubles(n, width, height) doubles
+ * @param err      on failure, the message
+ * @return 0, -1 on failure, or LAB05_NOT_ATTEMPTED for the honeycomb before the stretch
+ */
+int lab05_tile_row(lab05_variant variant, int n, int steps, int row, int width, int height,
+                   double *d_y, double *d_edges, lk_error *err);
+
+/* ---------------------------------------------------------------------------------------
+ * The geometry, for the given loop and your kernels (host and device).
+ * ------------------------------------------------------------------------------------- */
+
+/** Launches (rows of tiles) for @p steps steps of height @p height: 0 for 0 steps, else
+    ceil(steps / height) + 1 (the last row finishes the levels the one before left). */
+LK_HD static inline int lab05_rows(int steps, int height)
+{
+    return steps <= 0 ? 0 : (steps + height - 1) / height + 1;
+}
+
+/** Distance between the middles of two tiles of a row: 2 (W - H) points. */
+LK_HD static inline long lab05_period(int width, int height)
+{
+    return 2L * (width - height);
+}
+
+/** First point of tile @p i's middle in row @p row: even rows start at -H, odd rows at
+    a = W - 2H, then every period. */
+LK_HD static inline long lab05_tile_left(int row, long i, int width, int height)
+{
+    const long offset = row % 2 == 0 ? -(long)height : (long)(width - 2 * height);
+    return offset + i * lab05_period(width, height);
+}
+
+/** Tiles of row @p row that touch the points 0..n-1 (tiles i = 0 .. count - 1). */
+LK_HD static inline long lab05_tiles_in_row(int n, int row, int width, int height)
+{
+    const long first = lab05_tile_left(row, 0, width, height), period = lab05_period(width, height);
+    return first >= n ? 0 : (n - first + period - 1) / period;
+}
+
+/** Index in row @p row - 1 of the tile whose right edge borders tile @p i of row @p row on
+    the left (-1: none); the tile on the right is this index + 1. */
+LK_HD static inline long lab05_left_writer(int row, long i)
+{
+    return row % 2 == 1 ? i : i - 1;
+}
+
+/** Tiles per row the edge records have room for. */
+LK_HD static inline long lab05_edge_tiles(int n, int width, int height)
+{
+    const long even = lab05_tiles_in_row(n, 0, width, height);
+    const long odd = lab05_tiles_in_row(n, 1, width, height);
+    return even > odd ? even : odd;
+}
+
+/** Doubles of the edge records: 2 parities x tiles x 2 sides x H levels x 4. */
+LK_HD static inline size_t lab05_edge_doubles(int n, int width, int height)
+{
+    return 2 * (size_t)lab05_edge_tiles(n, width, height) * 2 * (size_t)height * 4;
+}
+
+/** Where the edge record of tile @p i of row @p row, side @p side (0 left, 1 right), level
+    rH + @p j starts in d_edges: the H records of one side are consecutive. */
+LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j, int width,
+                                         int height)
+{
+    const size_t tiles = (size_t)lab05_edge_tiles(n, width, height);
+    return ((((size_t)(row % 2) * tiles + (size_t)i) * 2 + (size_t)side) * (size_t)height +
+            (size_t)j) * 4;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

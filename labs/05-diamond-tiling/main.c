@@ -1,0 +1,43 @@
+/* Lab 05 driver (read-only): the whole run in order. Check --variant and --tile, load the
+   string, run the serial program (serial.c), run your tiles through the given loop over rows
+   (given.cu), or a given baseline, as the harness plans it; compare and hash, report.
+   `make bench` times your variants against the one-step-per-launch baseline on three sizes
+   (bench.runs adds the baselines' own rows). The harness (labkit/harness.h) owns the
+   options, the poisoning, the timing and the reports. */
+#include "given.h"
+#include "labkit/vstring_driver.h"
+
+static const lk_lab lab05 = {
+    .name = LK_LAB,
+    .title = "Vibrating string (explicit Euler)",
+    .options = LK_OPT_TILE,
+    .gen_help = LK_VSTRING_GEN_HELP,
+    .variants = lab05_variants,
+    .standard_dataset = "string-pluck-1m",
+    .bench_dataset = "string-random-50m",
+    .bench_steps = 512,
+    .bench_serial_steps = 2,
+};
+
+int main(int argc, char **argv)
+{
+    lk_run run;
+    lk_vstring sim = {0};
+    if (lk_run_start(&run, &lab05, argc, argv) != 0)
+        return run.status;
+    if (lab05_check_options(run.opt.variant, run.opt.tile_x, run.opt.tile_y, &run.err) != 0)
+        return lk_run_usage_error(&run);
+    lk_vstring_open(&run, &sim);
+    if (lk_run_serial_begin(&run))
+        lk_run_serial_end(&run, lk_vstring_serial(&sim, run.serial_steps, run.expected,
+                                                  &run.err));
+    for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
+        lab05_method method;
+        c->rc = lab05_method_parse(c->variant, &method, &c->err) ||
+                lab05_gpu_run(method, sim.n, sim.y0, c->out, c->steps, c->tile_x, c->tile_y,
+                              &c->err);
+    }
+    lk_vstring_report(&run, &sim);
+    lk_vstring_free(&sim);
+    return lk_run_finish(&run);
+}

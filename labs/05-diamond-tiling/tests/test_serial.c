@@ -1,0 +1,356 @@
+/* CPU tests of lab 05: the serial program's physics (an exact solution of the Euler map,
+   symmetries, the fixed ends), the datasets, the tile geometry of lab.h that the given
+   loop and your kernels share, and the given code's option checks. */
+#include "given.h"
+#include "labkit/testing.h"
+#include "labkit/vstring.h"
+
+#define EPS 0x1p-53 /* unit roundoff of double */
+
+static double *serial_of(const lk_vstring *sim, int steps)
+{
+    double *y = malloc(lk_vstring_components(sim) * sizeof *y);
+    lk_error err;
+    LK_ASSERT_OK(lk_vstring_serial(sim, steps, y, &err), &err);
+    return y;
+}
+
+static lk_vstring generated(lk_vstring_kind kind, int n, unsigned long long seed)
+{
+    lk_vstring_spec spec = {kind, n, seed};
+    lk_vstring sim;
+    lk_error err;
+    LK_ASSERT_OK(lk_vstring_generate(&spec, &sim, &err), &err);
+    return sim;
+}
+
+/* Sine mode q of N points, S steps: the state stays (a_S, b_S) * sin(theta (p + 1)),
+   theta = q pi / (N + 1), with (a_S, b_S) = M^S (1, 0), M = [[1, h], [-h w^2, 1]],
+   w^2 = 4 K^2 sin^2(theta / 2) (digest 001, section 2.2). The exact values are computed in
+   long double (64-bit mantissa, 2^11 times finer than double).
+   Tolerance. Each step rounds each component at most 4 times (u: h v, +; v: -2u exact,
+   -, +, h *, +), each time by at most EPS times a value of size <= 4A, where A bounds |a|
+   and |b| (|a| <= g, |b| <= w g <= 2g, g = (1 + 4 h^2)^(S/2) the Euler growth): at most
+   16 EPS A per step. The map multiplies older errors by at most sqrt(1 + 4 h^2) = 1 +
+   2e-6 per step, and the initial state carries the generator's own error e0 (measured):
+   |error| <= g (e0 + 16 S EPS A). */
+static void check_sine_mode(int n, int q, int steps)
+{
+    lk_vstring sim = generated(LK_VSTRING_SINE, n, (unsigned long long)(q - 1));
+    double *y = serial_of(&sim, steps);
+    const long double h = LK_VSTRING_H, pi = 3.141592653589793238462643383279502884L;
+    const long double theta = q * pi / (n + 1), w2 = 4 * LK_VSTRING_K2 * powl(sinl(theta / 2), 2);
+    long double a = 1, b = 0;
+    for (int s = 0; s < steps; s++) {
+        long double an = a + h * b, bn = b - h * w2 * a;
+        a = an;
+        b = bn;
+    }
+    double e0 = 0.0;
+    for (int p = 0; p < n; p++)
+        e0 = fmax(e0, fabs(sim.y0[2 * p] - (double)sinl(theta * (p + 1))));
+    const double g = pow(1.0 + 4.0 * LK_VSTRING_H * LK_VSTRING_H, steps / 2.0), A = 2.0 * g;
+    const double tol = g * (e0 + 16.0 * steps * EPS * A);
+    double worst = 0.0;
+    int at = -1;
+    for (int p = 0; p < n; p++) {
+        const long double s = sinl(theta * (p + 1));
+        double du = fabs(y[2 * p] - (double)(a * s)), dv = fabs(y[2 * p + 1] - (double)(b * s));
+        if (fmax(du, dv) > worst)
+            worst = fmax(du, dv), at = p;
+    }
+    cr_expect_leq(worst, tol, "sine mode %d of %d points after %d steps: point %d is %.3g off "
+                  "the exact M^S solution, the derived tolerance is %.3g", q, n, steps, at,
+                  worst, tol);
+    /* The bound is not vacuous: the mode really moved. */
+    cr_expect_gt(fabsl(1 - a) + fabsl(b), 1000 * tol, "the test moved too little to mean anything");
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+Test(physics, sine_mode_1_of_1_point) { check_sine_mode(1, 1, 500); }
+Test(physics, sine_mode_1_of_100_points) { check_sine_mode(100, 1, 2000); }
+Test(physics, sine_mode_7_of_101_points) { check_sine_mode(101, 7, 1500); }
+Test(physics, sine_mode_high_of_64_points) { check_sine_mode(64, 63, 777); }
+
+/* The map is linear, and negation is exact in IEEE arithmetic: -y0 gives exactly -y. */
+Test(physics, negated_start_gives_the_negated_state_bit_for_bit)
+{
+    lk_vstring sim = generated(LK_VSTRING_RANDOM, 513, 5);
+    double *y = serial_of(&sim, 211);
+    for (size_t k = 0; k < lk_vstring_components(&sim); k++)
+        sim.y0[k] = -sim.y0[k];
+    double *z = serial_of(&sim, 211);
+    for (size_t k = 0; k < lk_vstring_components(&sim); k++)
+        cr_assert(z[k] == -y[k], "component %zu: %.17g, expected %.17g", k, z[k], -y[k]);
+    free(y);
+    free(z);
+    lk_vstring_free(&sim);
+}
+
+/* Mirror symmetry: the string reversed end to end evolves as the reversed string. The sums
+   u_{p-1} - 2u_p + u_{p+1} are added in the other order, so equal up to rounding: the same
+   16 EPS A per step as above, A <= 2 g max|y0|. */
+Test(physics, mirrored_start_gives_the_mirrored_state)
+{
+    const int n = 300, steps = 400;
+    lk_vstring sim = generated(LK_VSTRING_RANDOM, n, 9);
+    double *y = serial_of(&sim, steps);
+    for (int p = 0; p < n / 2; p++)
+        for (int c = 0; c < 2; c++) {
+            double t = sim.y0[2 * p + c];
+            sim.y0[2 * p + c] = sim.y0[2 * (n - 1 - p) + c];
+            sim.y0[2 * (n - 1 - p) + c] = t;
+        }
+    double *z = serial_of(&sim, steps);
+    const double g = pow(1.0 + 4.0 * LK_VSTRING_H * LK_VSTRING_H, steps / 2.0);
+    const double tol = g * 16.0 * steps * EPS * 2.0 * g * 4.0; /* |y0| < 1, |v| grows to <= 2 + 2 */
+    for (int p = 0; p < n; p++)
+        for (int c = 0; c < 2; c++)
+            cr_assert_leq(fabs(z[2 * p + c] - y[2 * (n - 1 - p) + c]), tol,
+                          "point %d (%s): %.17g, mirror %.17g", p, c ? "v" : "u", z[2 * p + c],
+                          y[2 * (n - 1 - p) + c]);
+    free(y);
+    free(z);
+    lk_vstring_free(&sim);
+}
+
+/* The fixed ends: one step of a state with only the end points displaced, by hand. */
+Test(physics, fixed_ends_read_zero_beyond_the_string)
+{
+    lk_vstring sim = generated(LK_VSTRING_SINE, 5, 0);
+    memset(sim.y0, 0, 10 * sizeof(double));
+    sim.y0[0] = 0.5;  /* u_0 */
+    sim.y0[1] = 0.25; /* v_0 */
+    sim.y0[8] = -0.75; /* u_4 */
+    double *y = serial_of(&sim, 1);
+    const double h = LK_VSTRING_H;
+    cr_expect(y[0] == 0.5 + h * 0.25);
+    cr_expect(y[1] == 0.25 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * 0.5 + 0.0)), "v_0 must see u_{-1} = 0");
+    cr_expect(y[3] == 0.0 + h * (LK_VSTRING_K2 * (0.5 - 0.0 + 0.0)), "v_1 sees u_0");
+    cr_expect(y[7] == 0.0 + h * (LK_VSTRING_K2 * (0.0 - 0.0 + -0.75)), "v_3 sees u_4");
+    cr_expect(y[9] == 0.0 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * -0.75 + 0.0)), "v_4 must see u_5 = 0");
+    for (int k = 4; k <= 6; k += 2)
+        cr_expect(y[k] == 0.0, "u of an untouched point moved");
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+Test(physics, one_point_string_oscillates_between_its_fixed_ends)
+{
+    lk_vstring sim = generated(LK_VSTRING_PLUCK, 1, 3);
+    cr_assert(sim.y0[0] == 1.0 && sim.y0[1] == 0.0, "a one-point pluck is u = 1, v = 0");
+    double *y = serial_of(&sim, 2);
+    const double h = LK_VSTRING_H, u1 = 1.0 + h * 0.0, v1 = 0.0 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * 1.0 + 0.0));
+    cr_expect(y[0] == u1 + h * v1);
+    cr_expect(y[1] == v1 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * u1 + 0.0)));
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+/* The contract the kernels rely on: the serial reference is lk_vstring_point_step applied
+   to every point, bit for bit. */
+Test(physics, serial_equals_the_shared_point_step_bit_for_bit)
+{
+    const int n = 97, steps = 13;
+    lk_vstring sim = generated(LK_VSTRING_RANDOM, n, 4);
+    double *y = serial_of(&sim, steps);
+    double *a = malloc(2 * n * sizeof *a), *b = malloc(2 * n * sizeof *b);
+    memcpy(a, sim.y0, 2 * n * sizeof *a);
+    for (int s = 0; s < steps; s++) {
+        for (int p = 0; p < n; p++)
+            lk_vstring_point_step(p > 0 ? a[2 * p - 2] : 0.0, a[2 * p], p < n - 1 ? a[2 * p + 2] : 0.0,
+                                  a[2 * p + 1], &b[2 * p], &b[2 * p + 1]);
+        double *t = a;
+        a = b;
+        b = t;
+    }
+    lk_assert_grid_eq(y, a, 1, 2 * n, "lk_vstring_point_step loop");
+    free(a);
+    free(b);
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+Test(physics, zero_steps_is_the_initial_state)
+{
+    lk_vstring sim = generated(LK_VSTRING_RANDOM, 11, 1);
+    double *y = serial_of(&sim, 0);
+    lk_assert_grid_eq(sim.y0, y, 1, 22, "0 steps");
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+/* ---- datasets ------------------------------------------------------------------------ */
+
+static void check_manifest_hash(const char *name)
+{
+    char manifest[4096], md5[33], hex[33];
+    int steps;
+    lk_vstring sim;
+    lk_error err;
+    lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+    LK_ASSERT_OK(lk_vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    double *y = serial_of(&sim, steps);
+    LK_ASSERT_OK(lk_vstring_md5(y, sim.n, hex, &err), &err);
+    cr_expect_str_eq(hex, md5, "dataset %s: the serial reference gives md5 %s after %d steps, "
+                     "the manifest says %s", name, hex, steps, md5);
+    free(y);
+    lk_vstring_free(&sim);
+}
+
+Test(datasets, small_string_hashes)
+{
+    check_manifest_hash("string-pluck-1");
+    check_manifest_hash("string-sine-tiny");
+    check_manifest_hash("string-pluck-odd");
+    check_manifest_hash("string-random-odd");
+    check_manifest_hash("string-random-40k");
+}
+
+Test(datasets, bad_specs_are_refused_with_the_form)
+{
+    static const char *bad[][2] = {{"pluck:2x10:1", "the string is 1-D"},
+                                   {"pluck:1x10", "malformed"},
+                                   {"wave:1x10:1", "unknown kind 'wave'"},
+                                   {"random:1x0:1", "mass points N"},
+                                   {"sine:1x600000000:1", "mass points N"},
+                                   {"sine:10:1", "not ROWSxCOLS"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        lk_vstring_spec spec;
+        lk_error err;
+        cr_expect_eq(lk_vstring_spec_parse(bad[k][0], &spec, &err), -1, "%s was accepted", bad[k][0]);
+        cr_expect(strstr(err.msg, bad[k][1]), "%s: the message lacks '%s': %s", bad[k][0],
+                  bad[k][1], err.msg);
+    }
+}
+
+/* ---- the tile geometry of lab.h ------------------------------------------------------- */
+
+/* Every point of every level 1..steps is owned by exactly one tile of the rows the given
+   loop launches, and lab05_tiles_in_row lists every tile that owns a point. */
+static void check_tiling(int n, int steps, int W, int H)
+{
+    unsigned char *owners = calloc((size_t)n * (steps + 1), 1);
+    const long P = lab05_period(W, H);
+    for (int r = 0; r < lab05_rows(steps, H); r++) {
+        const long tiles = lab05_tiles_in_row(n, r, W, H);
+        for (long i = -2; i < tiles + 2; i++) {
+            const long m = lab05_tile_left(r, i, W, H);
+            for (long t = (long)r * H - H + 1; t <= (long)r * H + H; t++) {
+                if (t < 1 || t > steps)
+                    continue;
+                const long d = labs(t - (long)r * H);
+                for (long x = m + d; x < m + W - d; x++) {
+                    if (x < 0 || x >= n)
+                        continue;
+                    cr_assert(i >= 0 && i < tiles, "n %d, %dx%d: tile %ld of row %d owns point "
+                              "%ld at level %ld but is not among the %ld tiles of the row", n,
+                              W, H, i, r, x, t, tiles);
+                    owners[t * (size_t)n + x]++;
+                }
+            }
+        }
+        cr_assert_eq(lab05_tile_left(r, 1, W, H) - lab05_tile_left(r, 0, W, H), P);
+    }
+    for (int t = 1; t <= steps; t++)
+        for (int x = 0; x < n; x++)
+            cr_assert_eq(owners[t * (size_t)n + x], 1, "n %d, steps %d, tile %dx%d: point %d "
+                         "of level %d has %d owners", n, steps, W, H, x, t,
+                         owners[t * (size_t)n + x]);
+    free(owners);
+}
+
+Test(geometry, tiles_cover_every_point_once)
+{
+    static const int tiles[][2] = {{2, 1}, {4, 2}, {8, 4}, {128, 64}, {9, 3}, {10, 1}, {512, 64}};
+    static const int ns[] = {1, 2, 7, 100, 1001};
+    static const int steps[] = {1, 3, 64, 65, 129};
+    for (size_t a = 0; a < sizeof tiles / sizeof *tiles; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = 0; c < sizeof steps / sizeof *steps; c++)
+                check_tiling(ns[b], steps[c], tiles[a][0], tiles[a][1]);
+}
+
+Test(geometry, edge_records_fit_and_do_not_overlap)
+{
+    const int n = 1001, W = 12, H = 4;
+    const size_t size = lab05_edge_doubles(n, W, H);
+    unsigned char *used = calloc(size, 1);
+    for (int r = 0; r < 2; r++)
+        for (long i = 0; i < lab05_tiles_in_row(n, r, W, H); i++)
+            for (int side = 0; side < 2; side++)
+                for (int j = 0; j < H; j++) {
+                    size_t at = lab05_edge_at(n, r, i, side, j, W, H);
+                    cr_assert_leq(at + 4, size);
+                    for (int k = 0; k < 4; k++)
+                        cr_assert_eq(used[at + k]++, 0, "record of tile %ld row %d side %d level "
+                                     "%d overlaps another", i, r, side, j);
+                }
+    free(used);
+}
+
+/* The neighbours lab05_left_writer names are the tiles of the row below whose middles end
+   where the reader's first level needs them: the reader's first computed level rH - H + 1
+   covers [m + H - 1, m + W - H + 1), so it reads level rH - H at m + H - 2, m + H - 1 (the
+   left writer's last two points) and m + W - H, m + W - H + 1 (the right writer's first). */
+Test(geometry, writers_are_the_tiles_below_on_either_side)
+{
+    static const int tiles[][2] = {{2, 1}, {8, 4}, {9, 3}, {512, 64}};
+    for (size_t a = 0; a < sizeof tiles / sizeof *tiles; a++) {
+        const int W = tiles[a][0], H = tiles[a][1];
+        for (int r = 1; r < 5; r++)
+            for (long i = 0; i < 4; i++) {
+                const long m = lab05_tile_left(r, i, W, H), w = lab05_left_writer(r, i);
+                cr_assert_eq(lab05_tile_left(r - 1, w, W, H) + W, m + H,
+                             "%dx%d row %d tile %ld: left writer", W, H, r, i);
+                cr_assert_eq(lab05_tile_left(r - 1, w + 1, W, H), m + W - H,
+                             "%dx%d row %d tile %ld: right writer", W, H, r, i);
+            }
+    }
+}
+
+Test(geometry, rows_for_steps)
+{
+    cr_expect_eq(lab05_rows(0, 4), 0);
+    cr_expect_eq(lab05_rows(1, 4), 2);
+    cr_expect_eq(lab05_rows(4, 4), 2);
+    cr_expect_eq(lab05_rows(5, 4), 3);
+}
+
+/* ---- the given code's checks ------------------------------------------------------------ */
+
+Test(given, tiles_are_checked_per_variant)
+{
+    static const struct { const char *variant; int w, h; const char *phrase; } bad[] = {
+        {"diamond", 128, 32, "W/2 steps high"},
+        {"diamond", 7, 3, "W even"},
+        {"honeycomb", 100, 51, "at most W/2 steps"},
+        {"linear", 256, 4, "one step per launch"},
+        {"persistent", 256, 2, "one step per barrier"},
+        {"diamond", 2048, 1024, "from 1 to 1024"},
+        {"spiral", 0, 0, "unknown variant"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        lk_error err;
+        lk_error_clear(&err);
+        cr_expect_eq(lab05_check_options(bad[k].variant, bad[k].w, bad[k].h, &err), -1,
+                     "%s %dx%d was accepted", bad[k].variant, bad[k].w, bad[k].h);
+        cr_expect(strstr(err.msg, bad[k].phrase), "the message lacks '%s': %s", bad[k].phrase,
+                  err.msg);
+    }
+    lk_error err;
+    cr_expect_eq(lab05_check_options("honeycomb", 100, 50, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_options("diamond", 2, 1, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_options("", 0, 0, &err), 0, "%s", err.msg);
+}
+
+Test(given, default_tiles_pass_their_own_checks)
+{
+    for (int v = 0; lab05_variants[v].name; v++) {
+        lab05_method m;
+        lk_error err;
+        LK_ASSERT_OK(lab05_method_parse(lab05_variants[v].name, &m, &err), &err);
+        LK_ASSERT_OK(lab05_check_tile(m, lab05_variants[v].tile_x, lab05_variants[v].tile_y, &err),
+                     &err);
+    }
+}

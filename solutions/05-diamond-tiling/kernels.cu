@@ -1,0 +1,146 @@
+// Lab 05 solution: diamonds and hexagons of the (space, time) plane, one kernel for both
+// (a diamond is a hexagon whose flat part is 0 points wide).
+//
+// One block per tile, one thread per point of the tile's middle. A thread keeps its point's
+// (u, v) in registers for the levels it is active; the u of the level below lives in shared
+// memory, two buffers by parity, so one __syncthreads() per level suffices. Global memory
+// sees only what must cross tiles: the initial middle (row 0) or the bottom flat, the
+// neighbours' edge records of the bottom half (read once, at the start, into shared
+// memory: no global load inside the level loop), the tile's own edge records, its top flat
+// and its points of the last level. A row of tiles therefore moves about
+// 8 H (4 + 4) doubles per tile for H steps of W - H points: 64 / (W - H) bytes per point
+// per step plus the flats, against 32 for one step per launch.
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+
+// u of point x as the level below holds it: 0 beyond the fixed ends.
+static __device__ double u_or_zero(long x, int n, double u)
+{
+    return x >= 0 && x < n ? u : 0.0;
+}
+
+static __global__ void __launch_bounds__(LAB05_MAX_WIDTH)
+tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
+                double *__restrict__ edges)
+{
+    extern __shared__ double smem[];
+    const int j = threadIdx.x;        // my point in the tile's middle
+    const long tile = blockIdx.x;
+    const long m = lab05_tile_left(row, tile, W, H);
+    const long x = m + j;
+    const bool inside = x >= 0 && x < n;
+    const int dj = min(j, W - 1 - j); // active at levels mid - dj .. mid + dj
+    // Levels are ints (steps <= 1e8): 32-bit compares in the level loop.
+    const int mid = row * H;                                   // level of the tile's middle
+    const int lo = row == 0 ? 0 : mid - H;                     // the level it starts from
+    const int hi = min(steps, mid + H);                        // the last level it computes
+    double *cur_u = smem, *next_u = smem + W + 2;              // u of a level: slot k = point m + k - 1
+    double *se = smem + 2 * (W + 2);                           // neighbours' edges: [side][level][4]
+    // Records of tile i, side s of a row start at that row's first record + (2i + s) * 4H
+    // (lab05_edge_at); computed once, the index needs 64-bit divisions.
+    const size_t side_len = 4 * (size_t)H;
+    const size_t my_edges = lab05_edge_at(n, row, 0, 0, 0, W, H) + 2 * (size_t)tile * side_len;
+    double2 *y2 = reinterpret_cast<double2 *>(y);
+
+    // The neighbours' edge records of the levels lo .. min(mid, steps) - 1, coalesced: side 0
+    // is the right edge of the tile on the left, side 1 the left edge of the one on the right.
+    if (row > 0) {
+        const long left = lab05_left_writer(row, tile);
+        const long writers = lab05_tiles_in_row(n, row - 1, W, H);
+        const size_t below = lab05_edge_at(n, row - 1, 0, 0, 0, W, H);
+        const int levels = min(H, steps - lo), per_side = 4 * levels;
+        for (int k = j; k < 2 * per_side; k += W) {
+            const int side = k >= per_side, at = k - side * per_side;
+            const long w = left + side;
+            if (w >= 0 && w < writers)
+                se[side * 4 * H + at] = edges[below + (2 * (size_t)w + 1 - side) * side_len + at];
+        }
+    }
+    __syncthreads(); // the records are read by the entering threads, before the level's barrier
+
+    // The start level: row 0 its middle (level 0), other rows their bottom flat.
+    double u = 0.0, v = 0.0;
+    if (dj >= mid - lo) {
+        if (inside) {
+            const double2 uv = y2[x];
+            u = uv.x;
+            v = uv.y;
+        }
+        cur_u[j + 1] = u_or_zero(x, n, u);
+    }
+
+    for (int t = lo;; t++) {
+        const int d = t < mid ? mid - t : t - mid;
+        const bool active = dj >= d;
+        // What leaves the tile at level t: edge records, the top flat, the last level.
+        if (active && inside) {
+            const int je = t - mid;
+            if (je >= 0 && je < H && t < steps) {
+                if (j - je == 0 || j - je == 1)
+                    reinterpret_cast<double2 *>(edges + my_edges + 4 * je)[j - je] =
+                        make_double2(u, v);
+                const int r0 = W - je - 2;
+                if (j - r0 == 0 || j - r0 == 1)
+                    reinterpret_cast<double2 *>(edges + my_edges + side_len + 4 * je)[j - r0] =
+                        make_double2(u, v);
+            }
+            if (t == steps || t == mid + H)
+                y2[x] = make_double2(u, v);
+        }
+        if (t == hi)
+            break;
+
+        // Level t + 1. In the bottom half two points enter on each side: their level t comes
+        // from the neighbours' records, with the u just outside.
+        const int dn = t + 1 < mid ? mid - t - 1 : t + 1 - mid;
+        if (t + 1 <= mid && row > 0 && (j == dn || j == W - 1 - dn)) {
+            const int je = t - lo;
+            if (j == dn) { // record: (u, v) of x - 1, then of x
+                const double *rec = se + 4 * je;
+                if (inside) {
+                    u = rec[2];
+                    v = rec[3];
+                }
+                cur_u[j] = x - 1 >= 0 && x - 1 < n ? rec[0] : 0.0;
+            } else {       // record: (u, v) of x, then of x + 1
+                const double *rec = se + 4 * H + 4 * je;
+                if (inside) {
+                    u = rec[0];
+                    v = rec[1];
+                }
+                cur_u[j + 2] = x + 1 < n && x + 1 >= 0 ? rec[2] : 0.0;
+            }
+            cur_u[j + 1] = u_or_zero(x, n, u);
+        }
+        __syncthreads();
+        if (dj >= dn) {
+            if (inside) {
+                double un, vn;
+                lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
+                u = un;
+                v = vn;
+            }
+            next_u[j + 1] = u_or_zero(x, n, u);
+        }
+        double *swap = cur_u;
+        cur_u = next_u;
+        next_u = swap;
+    }
+}
+
+extern "C" int lab05_tile_row(lab05_variant variant, int n, int steps, int row, int width,
+                              int height, double *d_y, double *d_edges, lk_error *err)
+{
+    const long tiles = lab05_tiles_in_row(n, row, width, height);
+    if (tiles == 0)
+        return 0;
+    const size_t shared = (2 * (size_t)(width + 2) + 8 * (size_t)height) * sizeof(double);
+    LK_CUDA_TRY(err, cudaFuncSetAttribute(tile_row_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)shared));
+    tile_row_kernel<<<(unsigned)tiles, width, shared>>>(n, steps, row, width, height, d_y,
+                                                         d_edges);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}
