@@ -32,7 +32,7 @@ static void check_hash(const char *name)
     lk_sciddicat_free(&sim);
 }
 
-/* Every dataset but the two big ones, which have tests of their own (they run in parallel). */
+/* Every dataset but the three big ones, which have tests of their own (they run in parallel). */
 Test(manifest, small_dataset_hashes)
 {
     lk_manifest m;
@@ -41,7 +41,8 @@ Test(manifest, small_dataset_hashes)
     for (int i = 0; i < m.n; i++)
         if (strcmp(m.e[i].model, "sciddicat") == 0 &&
             strcmp(m.e[i].name, "sciddicat-course-size") != 0 &&
-            strcmp(m.e[i].name, "sciddicat-large") != 0) {
+            strcmp(m.e[i].name, "sciddicat-large") != 0 &&
+            strcmp(m.e[i].name, "sciddicat-scale") != 0) {
             check_hash(m.e[i].name);
             checked++;
         }
@@ -51,6 +52,7 @@ Test(manifest, small_dataset_hashes)
 
 Test(manifest, course_size_hash, .timeout = 600) { check_hash("sciddicat-course-size"); }
 Test(manifest, large_hash, .timeout = 600) { check_hash("sciddicat-large"); }
+Test(manifest, scale_hash, .timeout = 600) { check_hash("sciddicat-scale"); }
 
 /* Regenerate each committed dataset with labkit-gen and compare the files byte for byte. */
 Test(manifest, committed_inputs_equal_regenerated_ones)

@@ -444,6 +444,26 @@ int lab07_world_end(lab07_world *w, int status)
     return status;
 }
 
+static int gpus_used(const lab07_world *w)
+{
+    return w->gpus < w->nranks ? w->gpus : w->nranks;
+}
+
+void lab07_describe(const lab07_world *w, lk_run *run)
+{
+    lab07_variant v = LAB07_SYNC;
+    lk_error ignored;
+    lab07_variant_parse(run->opt.variant, &v, &ignored);
+    if (!on_gpu(v) && !run->opt.bench)
+        snprintf(run->details, sizeof run->details, ", %d rank%s on the CPU", w->nranks,
+                 w->nranks == 1 ? "" : "s");
+    else
+        snprintf(run->details, sizeof run->details, ", %d rank%s on %d GPU%s, MPI %s",
+                 w->nranks, w->nranks == 1 ? "" : "s", gpus_used(w), gpus_used(w) == 1 ? "" : "s",
+                 w->cuda_aware ? "CUDA-aware (device buffers)"
+                               : "not CUDA-aware (staged through pinned host buffers)");
+}
+
 static int compare_doubles(const void *x, const void *y)
 {
     const double a = *(const double *)x, b = *(const double *)y;
@@ -454,9 +474,9 @@ void lab07_bench_report(const lab07_world *w, const lk_run *run)
 {
     if (!run->opt.bench || run->status != 0)
         return;
-    const int gpus_used = w->gpus < w->nranks ? w->gpus : w->nranks;
-    printf("  ranks              %d on %d GPU%s (%d per node; rank r uses GPU r %% %d)\n",
-           w->nranks, gpus_used, gpus_used == 1 ? "" : "s", w->local_ranks, w->gpus);
+    const int used = gpus_used(w);
+    printf("  ranks              %d on %d GPU%s (%d on this node; local rank r uses GPU r %% %d)\n",
+           w->nranks, used, used == 1 ? "" : "s", w->local_ranks, w->gpus);
     printf("  MPI                %s\n", w->cuda_aware ? "CUDA-aware: device buffers passed to MPI"
                                                      : "not CUDA-aware: staged through pinned host buffers");
     for (int v = 0; v < LAB07_NVARIANTS; v++) {
@@ -468,6 +488,6 @@ void lab07_bench_report(const lab07_world *w, const lk_run *run)
         printf("  exchange per step  %.4f ms, variant %s (time in lab07_halo_begin/end, "
                "slowest rank, median of %d)\n", median, lab07_variants[v].name, st.n);
         printf("lab07-bench ranks=%d gpus=%d aware=%d variant=%s exchange_ms=%.6f\n", w->nranks,
-               gpus_used, w->cuda_aware, lab07_variants[v].name, median);
+               used, w->cuda_aware, lab07_variants[v].name, median);
     }
 }

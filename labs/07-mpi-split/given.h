@@ -72,6 +72,10 @@ int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
 /** Rank 0: the exchange times recorded for @p variant. */
 const lab07_exchange_stats *lab07_exchange_of(lab07_variant variant);
 
+/** Rank 0: say in the run's summary line (run->details) how many ranks, on which GPUs, and
+    how MPI moves device data. */
+void lab07_describe(const lab07_world *w, lk_run *run);
+
 /** Rank 0, `--bench`: ranks, GPUs, MPI path and the exchange time per step of each variant
     run, one `lab07-bench` line each for scaling.sh. */
 void lab07_bench_report(const lab07_world *w, const lk_run *run);

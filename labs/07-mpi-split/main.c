@@ -32,6 +32,7 @@ int main(int argc, char **argv)
     if (lk_run_start(&run, &lab07, argc, argv) != 0)
         return lab07_world_end(&world, run.status);
     lk_sciddicat_open(&run, &sim);
+    lab07_describe(&world, &run);
     if (lk_run_serial_begin(&run))
         lk_run_serial_end(&run, lk_sciddicat_serial(&sim, run.serial_steps, run.expected,
                                                     NULL, &run.err));
