@@ -155,11 +155,11 @@ typedef struct command {
 } command;
 #define COMMAND_INTS ((int)(sizeof(command) / sizeof(int)))
 
-static lab07_exchange_stats exchange_stats[LAB07_NVARIANTS];
+static lab07_step_stats step_stats[LAB07_NVARIANTS];
 
-const lab07_exchange_stats *lab07_exchange_of(lab07_variant variant)
+const lab07_step_stats *lab07_stats_of(lab07_variant variant)
 {
-    return &exchange_stats[variant];
+    return &step_stats[variant];
 }
 
 /* Like LK_CUDA_TRY, but leaves through the cleanup of rank_run. */
@@ -218,10 +218,10 @@ static void distribute(const lab07_slab *s, const lk_sciddicat *sim, double *z, 
     }
 }
 
-/* One run on this rank: slab, buffers, steps, gather. *exchange_s: seconds spent in your
-   lab07_halo_begin and lab07_halo_end. */
+/* One run on this rank: slab, buffers, steps, gather. times[0]: seconds of the time loop,
+   times[1]: of them, in your lab07_halo_begin and lab07_halo_end. */
 static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat *sim,
-                    double *h_out, double *exchange_s, lk_error *err)
+                    double *h_out, double times[2], lk_error *err)
 {
     const int G = LAB07_GHOST;
     const lab07_variant variant = (lab07_variant)cmd->variant;
@@ -240,7 +240,8 @@ static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat
     s.cuda_aware = s.device && w->cuda_aware;
     s.block_x = cmd->block_x;
     s.block_y = cmd->block_y;
-    *exchange_s = 0.0;
+    double *exchange_s = &times[1];
+    times[0] = times[1] = 0.0;
 
     const size_t n = (size_t)s.lrows * s.cols, bytes = n * sizeof(double);
     double *hz = NULL, *hh = NULL, *hSf = NULL;
@@ -308,6 +309,7 @@ static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat
        here too (from the two ghost rows of h), so one exchange per step is enough. */
     const int a = G, b = G + s.nrows;
     MPI_Barrier(s.comm);
+    const double loop_t0 = lk_wall_seconds();
     for (int step = 0; step < cmd->steps && s.nrows > 0; step++) {
         if (!overlapped(variant)) {
             if (s.device)
@@ -349,6 +351,7 @@ static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat
     /* Errors inside the kernels (an out-of-bounds access) surface here. */
     if (s.device)
         CUDA_GO(cudaDeviceSynchronize());
+    times[0] = lk_wall_seconds() - loop_t0;
     STUDENT_GO(lab07_gather(&s, h_out, err));
     if (s.device)
         CUDA_GO(cudaDeviceSynchronize());
@@ -392,12 +395,10 @@ static void end_job_if_failed(const lab07_world *w, int rc, const lk_error *err)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* After a run, the slowest rank's exchange time goes to rank 0. */
-static double slowest(double exchange_s)
+/* After a run, the slowest rank's times go to rank 0. */
+static void slowest(const double times[2], double most[2])
 {
-    double most = 0.0;
-    MPI_Reduce(&exchange_s, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    return most;
+    MPI_Reduce(times, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 }
 
 int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
@@ -406,13 +407,16 @@ int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
     lk_error_clear(err);
     command cmd = {CMD_RUN, sim->rows, sim->cols, steps, (int)variant, block_x, block_y};
     MPI_Bcast(&cmd, COMMAND_INTS, MPI_INT, 0, MPI_COMM_WORLD);
-    double exchange_s = 0.0;
-    int rc = rank_run(w, &cmd, sim, h_out, &exchange_s, err);
+    double times[2], most[2];
+    int rc = rank_run(w, &cmd, sim, h_out, times, err);
     end_job_if_failed(w, rc, err);
-    double most = slowest(exchange_s);
-    lab07_exchange_stats *st = &exchange_stats[variant];
-    if (rc == 0 && steps > 0 && st->n < (int)(sizeof st->ms_per_step / sizeof(double)))
-        st->ms_per_step[st->n++] = most * 1e3 / steps;
+    slowest(times, most);
+    lab07_step_stats *st = &step_stats[variant];
+    if (rc == 0 && steps > 0 && st->n < (int)(sizeof st->step_ms / sizeof(double))) {
+        st->step_ms[st->n] = most[0] * 1e3 / steps;
+        st->exchange_ms[st->n] = most[1] * 1e3 / steps;
+        st->steps[st->n++] = steps;
+    }
     return rc;
 }
 
@@ -425,10 +429,10 @@ int lab07_serve(lab07_world *w)
             break;
         lk_error err;
         lk_error_clear(&err);
-        double exchange_s = 0.0;
-        int rc = rank_run(w, &cmd, NULL, NULL, &exchange_s, &err);
+        double times[2], most[2];
+        int rc = rank_run(w, &cmd, NULL, NULL, times, &err);
         end_job_if_failed(w, rc, &err);
-        slowest(exchange_s);
+        slowest(times, most);
     }
     MPI_Finalize();
     return 0;
@@ -470,6 +474,14 @@ static int compare_doubles(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+static double median_of(const double *v, int n)
+{
+    double sorted[64];
+    memcpy(sorted, v, n * sizeof *v);
+    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    return sorted[n / 2];
+}
+
 void lab07_bench_report(const lab07_world *w, const lk_run *run)
 {
     if (!run->opt.bench || run->status != 0)
@@ -480,14 +492,23 @@ void lab07_bench_report(const lab07_world *w, const lk_run *run)
     printf("  MPI                %s\n", w->cuda_aware ? "CUDA-aware: device buffers passed to MPI"
                                                      : "not CUDA-aware: staged through pinned host buffers");
     for (int v = 0; v < LAB07_NVARIANTS; v++) {
-        lab07_exchange_stats st = exchange_stats[v];
-        if (st.n == 0)
+        /* The timed runs only: the checked run has the serial reference's steps. */
+        const lab07_step_stats *all = &step_stats[v];
+        lab07_step_stats timed = {.n = 0};
+        for (int i = 0; i < all->n; i++)
+            if (all->steps[i] == run->steps) {
+                timed.step_ms[timed.n] = all->step_ms[i];
+                timed.exchange_ms[timed.n++] = all->exchange_ms[i];
+            }
+        const lab07_step_stats *st = &timed;
+        if (st->n == 0)
             continue;
-        qsort(st.ms_per_step, st.n, sizeof(double), compare_doubles);
-        const double median = st.ms_per_step[st.n / 2];
-        printf("  exchange per step  %.4f ms, variant %s (time in lab07_halo_begin/end, "
-               "slowest rank, median of %d)\n", median, lab07_variants[v].name, st.n);
-        printf("lab07-bench ranks=%d gpus=%d aware=%d variant=%s exchange_ms=%.6f\n", w->nranks,
-               used, w->cuda_aware, lab07_variants[v].name, median);
+        const double step = median_of(st->step_ms, st->n), exch = median_of(st->exchange_ms, st->n);
+        printf("  variant %-10s time loop %.4f ms per step, of which %.4f ms in the exchange "
+               "calls (slowest rank, median of %d runs)\n", lab07_variants[v].name, step, exch,
+               st->n);
+        printf("lab07-bench ranks=%d gpus=%d aware=%d variant=%s rows=%d cols=%d step_ms=%.6f "
+               "exchange_ms=%.6f\n", w->nranks, used, w->cuda_aware, lab07_variants[v].name,
+               run->shape.rows, run->shape.cols, step, exch);
     }
 }

@@ -40,12 +40,15 @@ typedef struct lab07_world {
     const char *prog; /**< argv[0], for messages. */
 } lab07_world;
 
-/** What the exchange cost in the last runs of a variant, for `--bench` (rank 0). */
-typedef struct lab07_exchange_stats {
-    double ms_per_step[64]; /**< Per run with steps > 0: time in lab07_halo_begin/end per
-                                 step, the slowest rank's. */
+/** What the runs of a variant cost, for `--bench` (rank 0): per run with steps > 0, the
+    slowest rank's times per step. */
+typedef struct lab07_step_stats {
+    double step_ms[64];     /**< The time loop (from a barrier after the set-up to the end of
+                                 the last step, before the gather) per step. */
+    double exchange_ms[64]; /**< Time in lab07_halo_begin and lab07_halo_end per step. */
+    int steps[64];          /**< Steps of the run. */
     int n;                  /**< Runs recorded. */
-} lab07_exchange_stats;
+} lab07_step_stats;
 
 /**
  * MPI_Init, this rank's place on its node, its GPU (local rank modulo the GPUs it sees;
@@ -69,15 +72,15 @@ int lab07_world_end(lab07_world *w, int status);
 int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
               lab07_variant variant, int block_x, int block_y, lk_error *err);
 
-/** Rank 0: the exchange times recorded for @p variant. */
-const lab07_exchange_stats *lab07_exchange_of(lab07_variant variant);
+/** Rank 0: the times recorded for @p variant. */
+const lab07_step_stats *lab07_stats_of(lab07_variant variant);
 
 /** Rank 0: say in the run's summary line (run->details) how many ranks, on which GPUs, and
     how MPI moves device data. */
 void lab07_describe(const lab07_world *w, lk_run *run);
 
-/** Rank 0, `--bench`: ranks, GPUs, MPI path and the exchange time per step of each variant
-    run, one `lab07-bench` line each for scaling.sh. */
+/** Rank 0, `--bench`: ranks, GPUs, MPI path, and the time loop's and the exchange's time
+    per step of each variant run, with one `lab07-bench` line each for scaling.sh. */
 void lab07_bench_report(const lab07_world *w, const lk_run *run);
 
 /**
