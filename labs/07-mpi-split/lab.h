@@ -64,9 +64,12 @@ typedef struct lab07_slab {
     double *z;     /**< Altitude, lrows x cols, ghost rows filled (it never changes). */
     double *h;     /**< Thickness, lrows x cols; ghost rows hold NaN until you fill them. */
     double *Sf;    /**< Outflows, 4 layers of lrows x cols, zero at the start. */
-    /** Pinned host buffers of LAB07_GHOST * cols doubles each for a staged exchange (device
-        is 1, cuda_aware 0); NULL otherwise. */
-    double *send_up, *send_down, *recv_up, *recv_down;
+    /* Pinned host buffers of LAB07_GHOST * cols doubles each for a staged exchange (device
+       is 1, cuda_aware 0); NULL otherwise. */
+    double *send_up;   /**< Staged: the first owned rows, on their way up. */
+    double *send_down; /**< Staged: the last owned rows, on their way down. */
+    double *recv_up;   /**< Staged: the rows arriving from the rank above. */
+    double *recv_down; /**< Staged: the rows arriving from the rank below. */
     /** Pinned host buffer of nrows * cols doubles for a staged gather; NULL otherwise. */
     double *gather_buf;
     cudaStream_t compute; /**< Stream of the inner rows (low priority; NULL on the CPU). */

@@ -85,6 +85,27 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/**
+ * A student file still in its skeleton state says "is not written yet": the tests of the
+ * MPI logic are skipped then (with the skeleton's own words), so that an untouched
+ * distribution's `make check` passes on a machine without a GPU, as the GPU tests skip there.
+ * The GPU suite still fails on the skeleton.
+ */
+static inline void lab07_skip_if_not_written(const char *out)
+{
+    const char *at = strstr(out, " is not written yet");
+    if (!at)
+        return;
+    const char *start = at;
+    while (start > out && start[-1] != '\n' && start[-1] != '"' && start[-1] != ' ')
+        start--;
+    /* start: the function's name; back over "FILE: " before it. */
+    const char *file = start >= out + 2 && start[-2] == ':' ? start - 2 : start;
+    while (file > out && file[-1] != '\n' && file[-1] != '"' && file[-1] != ' ')
+        file--;
+    cr_skip_test("%.*s is not written yet: these tests run once it is", (int)(at - file), file);
+}
+
 /** The mpirun command line a test ran, for its failure message. */
 static inline void lab07_command_line(int ranks, const char *const *env,
                                       const char *const *args, char *buf, size_t size)
@@ -103,10 +124,12 @@ static inline void lab07_command_line(int ranks, const char *const *env,
  * Run the driver under mpirun with @p ranks ranks on manifest dataset @p dataset (its
  * steps) in @p variant, and assert that it exits 0, that the gathered grid equals the
  * serial reference, and that both hashes are the manifest's md5. @p env as lab07_mpirun.
+ * @p skeleton_fails: 1 fails on an unwritten student file (GPU tests), 0 skips (CPU tests).
  * Returns the driver's output (static buffer) for further checks.
  */
 static inline const char *lab07_check_dataset(int ranks, const char *variant,
-                                              const char *dataset, const char *const *env)
+                                              const char *dataset, const char *const *env,
+                                              int skeleton_fails)
 {
     static char out[1 << 16];
     char md5[33];
@@ -117,6 +140,8 @@ static inline const char *lab07_check_dataset(int ranks, const char *variant,
     char cmd[512];
     lab07_command_line(ranks, env, args, cmd, sizeof cmd);
     int status = lab07_mpirun(ranks, env, args, out, sizeof out);
+    if (status != 0 && !skeleton_fails)
+        lab07_skip_if_not_written(out);
     cr_assert_eq(status, 0, "%s: exit status %d (3: the gathered grid differs from the serial "
                  "reference; 124: it hung and was killed):\n%s", cmd, status, out);
     cr_assert(strstr(out, "\"match\":true"), "%s: no \"match\":true in its output:\n%s", cmd,

@@ -2,8 +2,7 @@
    variants, bad input, and a whole CPU run. */
 #include <stdlib.h>
 
-#include "lab.h"
-#include "labkit/testing.h"
+#include "helpers.h"
 
 static int run(char **argv, char *out, size_t size)
 {
@@ -27,6 +26,8 @@ Test(cli, one_rank_on_the_cpu_matches_serial)
     char *argv[] = {"lab07", "--variant", "cpu", "--dataset", "sciddicat-tiny", NULL};
     char out[8192];
     int status = run(argv, out, sizeof out);
+    if (status != 0)
+        lab07_skip_if_not_written(out);
     cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "1 rank on the CPU") && strstr(out, "identical"), "%s", out);
 }

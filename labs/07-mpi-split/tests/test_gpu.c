@@ -25,7 +25,7 @@ static void all_rank_counts(const char *variant, const char *dataset, const char
     if (env == aware)
         require_cuda_aware();
     for (int ranks = 1; ranks <= 4; ranks++) {
-        const char *out = lab07_check_dataset(ranks, variant, dataset, env);
+        const char *out = lab07_check_dataset(ranks, variant, dataset, env, 1);
         if (env == staged)
             cr_assert(strstr(out, "MPI not CUDA-aware"), "the staged runs should find MPI not "
                       "CUDA-aware:\n%s", out);
@@ -49,7 +49,7 @@ GPU_TESTS(three_column_strip, "sciddicat-thin-cols")
 Test(staged_overlap, course_size_4_ranks, .timeout = 900)
 {
     LK_REQUIRE_GPU();
-    lab07_check_dataset(4, "overlap", "sciddicat-course-size", staged);
+    lab07_check_dataset(4, "overlap", "sciddicat-course-size", staged, 1);
 }
 
 /* Odd thread blocks: the kernels must cover any row range with any block. */

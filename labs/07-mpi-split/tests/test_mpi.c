@@ -2,13 +2,14 @@
    (given.c, the shared cell functions) with your halo exchange and gather, 1 to 4 ranks
    (more ranks than cores is fine), both time loops. Every gathered grid must be the serial
    reference's, bit for bit: a ghost row off by one, a missed exchange or a rank's rows
-   gathered in the wrong place all show up as differing cells. No GPU needed. */
+   gathered in the wrong place all show up as differing cells. No GPU needed. While
+   exchange.c is the untouched skeleton ("not written yet") the tests are skipped. */
 #include "helpers.h"
 
 static void all_rank_counts(const char *variant, const char *dataset)
 {
     for (int ranks = 1; ranks <= 4; ranks++)
-        lab07_check_dataset(ranks, variant, dataset, NULL);
+        lab07_check_dataset(ranks, variant, dataset, NULL, 0);
 }
 
 #define DATASET_TESTS(name, dataset)                                                        \
@@ -35,6 +36,8 @@ static void check_generated(int ranks, const char *variant, const char *spec, co
     char out[1 << 15];
     const char *args[] = {"--variant", variant, "--gen", spec, "--steps", steps, "--json", NULL};
     int status = lab07_mpirun(ranks, NULL, args, out, sizeof out);
+    if (status != 0)
+        lab07_skip_if_not_written(out);
     cr_assert_eq(status, 0, "mpirun -np %d lab07 --variant %s --gen %s --steps %s: exit %d:\n%s",
                  ranks, variant, spec, steps, status, out);
     cr_assert(strstr(out, "\"match\":true"), "%s", out);
