@@ -90,7 +90,7 @@ for lab_h in labs/*/lab.h; do
     [ -n "$tasks" ] || continue
     while IFS=$'\t' read -r f name; do
         [ "$f" = "$lab/kernels.cu" ] || [ "$f" = "$lab/exchange.c" ] && continue
-        finding "$f" "$lab/lab.h" "defines $name(), a student task of $lab (declared in $lab/lab.h, written in $lab/kernels.cu)"
+        finding "$f" "$lab/lab.h" "defines $name(), a student task of $lab (declared in $lab/lab.h, written in ${student[*]})"
     done < <(definitions "$tasks" "${sources[@]}")
 done
 
