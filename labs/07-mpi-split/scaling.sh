@@ -16,8 +16,10 @@
 #   RANKS="1 2 4" WEAK_RANKS="1 2"       rank counts (default: up to the GPUs present, and
 #                                        two ranks per GPU for the strong table)
 #   STEPS=100 REPEAT=3                   steps and timed runs per rank count
-#   MPIRUN_OPTS="--mca opal_cuda_support 1"   options for mpirun (here: Open MPI's CUDA
-#                                        support on, for the CUDA-aware path where it has one)
+#   MPIRUN_OPTS="--mca opal_cuda_support 1 --mca pml ob1"   options for mpirun (here: Open
+#                                        MPI's CUDA support on, for the CUDA-aware path where it
+#                                        has one; ob1's shared-memory transport takes device
+#                                        pointers)
 #   OUT=dir                              keep each run's log there (default: a temporary one)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -2,11 +2,14 @@
    GPUs there are: local rank r uses GPU r % GPUs), both time loops, both ways MPI moves
    device data. Staged: Open MPI's CUDA support switched off (OMPI_MCA_opal_cuda_support=0),
    so the driver finds MPI not CUDA-aware and stages through pinned buffers. CUDA-aware:
-   switched on (=1); skipped, with the reason, where this Open MPI has no CUDA support. */
+   switched on (=1, with the ob1 layer); skipped, with the reason, where this Open MPI has no
+   CUDA support. */
 #include "helpers.h"
 
 static const char *const staged[] = {"OMPI_MCA_opal_cuda_support=0", NULL};
-static const char *const aware[] = {"OMPI_MCA_opal_cuda_support=1", NULL};
+/* ob1: Open MPI's own point-to-point layer, whose shared-memory transport (smcuda) takes
+   device pointers; a UCX layer built without CUDA would not. */
+static const char *const aware[] = {"OMPI_MCA_opal_cuda_support=1", "OMPI_MCA_pml=ob1", NULL};
 
 /* Skip unless this Open MPI reports CUDA-aware with its CUDA support on. */
 static void require_cuda_aware(void)
