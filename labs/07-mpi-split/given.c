@@ -489,8 +489,9 @@ void lab07_bench_report(const lab07_world *w, const lk_run *run)
     const int used = gpus_used(w);
     printf("  ranks              %d on %d GPU%s (%d on this node; local rank r uses GPU r %% %d)\n",
            w->nranks, used, used == 1 ? "" : "s", w->local_ranks, w->gpus);
-    printf("  MPI                %s\n", w->cuda_aware ? "CUDA-aware: device buffers passed to MPI"
-                                                     : "not CUDA-aware: staged through pinned host buffers");
+    printf("  MPI                %s\n",
+           w->cuda_aware ? "CUDA-aware: device buffers passed to MPI"
+                         : "not CUDA-aware: staged through pinned host buffers");
     for (int v = 0; v < LAB07_NVARIANTS; v++) {
         /* The timed runs only: the checked run has the serial reference's steps. */
         const lab07_step_stats *all = &step_stats[v];

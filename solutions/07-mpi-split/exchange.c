@@ -10,7 +10,10 @@ enum { TAG_DOWN = 10, TAG_UP = 11 }; /* direction the rows travel */
 
 /* Local row l of h, and the size of a ghost block. */
 static double *row(const lab07_slab *s, int l) { return s->h + (size_t)l * s->cols; }
-static size_t edge_bytes(const lab07_slab *s) { return (size_t)LAB07_GHOST * s->cols * sizeof(double); }
+static size_t edge_bytes(const lab07_slab *s)
+{
+    return (size_t)LAB07_GHOST * s->cols * sizeof(double);
+}
 
 /* MPI calls return an error code only when the communicator's handler returns instead of
    aborting; keep the message for that case. */
@@ -44,14 +47,16 @@ int lab07_halo_begin(lab07_slab *s, lk_error *err)
     /* MPI reads the buffers as soon as it is called and knows nothing of streams. */
     if (s->device)
         LK_CUDA_TRY(err, cudaStreamSynchronize(s->halo));
-    s->nreq = 0;
-    if (mpi_try(MPI_Irecv(recv_up, count, MPI_DOUBLE, s->up, TAG_DOWN, s->comm, &s->req[s->nreq++]),
+    MPI_Request *r = s->req;
+    r[0] = r[1] = r[2] = r[3] = MPI_REQUEST_NULL; /* a failed call leaves nothing to wait for */
+    s->nreq = 4;
+    if (mpi_try(MPI_Irecv(recv_up, count, MPI_DOUBLE, s->up, TAG_DOWN, s->comm, &r[0]),
                 "MPI_Irecv from the rank above", err) ||
-        mpi_try(MPI_Irecv(recv_down, count, MPI_DOUBLE, s->down, TAG_UP, s->comm, &s->req[s->nreq++]),
+        mpi_try(MPI_Irecv(recv_down, count, MPI_DOUBLE, s->down, TAG_UP, s->comm, &r[1]),
                 "MPI_Irecv from the rank below", err) ||
-        mpi_try(MPI_Isend(send_up, count, MPI_DOUBLE, s->up, TAG_UP, s->comm, &s->req[s->nreq++]),
+        mpi_try(MPI_Isend(send_up, count, MPI_DOUBLE, s->up, TAG_UP, s->comm, &r[2]),
                 "MPI_Isend to the rank above", err) ||
-        mpi_try(MPI_Isend(send_down, count, MPI_DOUBLE, s->down, TAG_DOWN, s->comm, &s->req[s->nreq++]),
+        mpi_try(MPI_Isend(send_down, count, MPI_DOUBLE, s->down, TAG_DOWN, s->comm, &r[3]),
                 "MPI_Isend to the rank below", err))
         return -1;
     return 0;
