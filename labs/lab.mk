@@ -5,7 +5,8 @@
 #   make run        run the lab's standard dataset (time, md5, speedup, PNG)
 #   make bench      performance report (GPU)
 #   make bench-profile  DRAM bytes per step measured with ncu (GPU, Nsight Compute)
-#   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors)
+#   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors; and the lab's
+#                    other student files, e.g. lab 07's exchange.c)
 #   V=1             show the full compiler command lines
 
 LAB := $(notdir $(CURDIR))
@@ -18,6 +19,14 @@ ifeq ($(VARIANT),solution)
 else
   KERNELS ?= $(CURDIR)/kernels.cu
 endif
+# Student files in C beside kernels.cu (lab 07: exchange.c). Each NAME.c is built from the
+# path in the make variable NAME in capitals (EXCHANGE=...): the lab's own file, or under
+# VARIANT=solution the solution's. The grader passes them as its rubric's `student-file NAME
+# MAKEVAR` lines say.
+STUDENT_C := $(if $(filter 07,$(LAB_ID)),exchange.c)
+lk_student_var = $(shell printf '%s' '$(basename $(1))' | tr a-z A-Z)
+$(foreach f,$(STUDENT_C),$(eval $(call lk_student_var,$(f)) ?= \
+  $(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB)/$(f),$(CURDIR)/$(f))))
 B ?= $(CURDIR)/build/$(VARIANT)
 REPORTS ?= $(B)/reports
 PROG := $(B)/lab$(LAB_ID)
@@ -25,13 +34,24 @@ PROG := $(B)/lab$(LAB_ID)
 LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h)
 # Every C and CUDA file of the lab but main.c is linked into the driver and the tests; the
 # harness's own CUDA files (e.g. a given reference kernel) sit beside the student's kernels.cu.
-LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c,$(wildcard $(CURDIR)/*.c))) \
+LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(addprefix $(CURDIR)/,$(STUDENT_C)),$(wildcard $(CURDIR)/*.c))) \
             $(patsubst $(CURDIR)/%.cu,$(B)/%.o,$(filter-out $(CURDIR)/kernels.cu,$(wildcard $(CURDIR)/*.cu))) \
-            $(B)/kernels.o
+            $(B)/kernels.o $(patsubst %.c,$(B)/%.o,$(STUDENT_C))
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
 # The harness poisons every device allocation of the student's code (common/src/cuda_poison.c).
 LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
+# Labs that run under MPI (lab 07): Open MPI's compile and link flags from its mpicc wrapper,
+# and for the tests the driver they start under mpirun.
+ifeq ($(LAB_ID),07)
+  LK_MPICC ?= mpicc
+  LAB_CPPFLAGS += $(shell $(LK_MPICC) --showme:compile 2>/dev/null) -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX \
+                  -DLK_LAB_PROG='"$(PROG)"'
+  LAB_LDFLAGS += $(shell $(LK_MPICC) --showme:link 2>/dev/null)
+  ifeq ($(shell command -v $(LK_MPICC) 2>/dev/null),)
+    $(error lab $(LAB) needs Open MPI: $(LK_MPICC) not found: apt-get install libopenmpi-dev openmpi-bin (see make doctor))
+  endif
+endif
 
 PROFILE_CSV ?= $(B)/profile.csv
 
@@ -48,6 +68,13 @@ $(B)/kernels.o: $(KERNELS) $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(lk_say) NVCC $(call lk_rel,$<)
 	$(Q)$(NVCC) $(LAB_CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+# A student C file comes from its make variable (see STUDENT_C).
+$(foreach f,$(STUDENT_C),$(eval $(B)/$(f:.c=.o): $$($(call lk_student_var,$(f))) $$(LAB_HEADERS)))
+$(patsubst %.c,$(B)/%.o,$(STUDENT_C)):
+	@mkdir -p $(@D)
+	$(lk_say) CC $(call lk_rel,$<)
+	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(B)/%.o: $(CURDIR)/%.cu $(LAB_HEADERS)
 	@mkdir -p $(@D)
@@ -87,10 +114,17 @@ run: $(PROG)
 	$(PROG) --standard --png $(B)/run.png
 
 # A lab that times more than its bench dataset lists one `--bench` argument set per line
-# in bench.runs (other sizes, the given versions' own rows); `#` lines are comments.
+# in bench.runs (other sizes, the given versions' own rows); `#` lines are comments. A lab
+# with its own bench script (lab 07's scaling.sh: several rank counts under mpirun) runs it
+# instead of the driver's --bench.
 BENCH_RUNS := $(wildcard $(CURDIR)/bench.runs)
+LAB_BENCH := $(wildcard $(CURDIR)/scaling.sh)
 bench: $(PROG)
+ifneq ($(LAB_BENCH),)
+	PROG=$(PROG) $(LAB_BENCH) $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+else
 	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+endif
 ifneq ($(BENCH_RUNS),)
 	@grep -v '^[[:space:]]*\(#\|$$\)' $(BENCH_RUNS) | while read -r args; do \
 	  echo "$(PROG) --bench $$args"; \

@@ -49,7 +49,8 @@ done < <(entries "$kit/tools/instructor-only.txt")
 
 # ---- 2. copies of answer files ------------------------------------------------------------
 answers=()
-for a in "$kit"/solutions/*/kernels.cu "$kit"/grader/examples/*/labs/*/kernels.cu; do
+for a in "$kit"/solutions/*/kernels.cu "$kit"/solutions/*/exchange.c \
+         "$kit"/grader/examples/*/labs/*/kernels.cu; do
     [ -f "$a" ] && answers+=("$a")
 done
 if [ "${#answers[@]}" -gt 0 ]; then
@@ -82,11 +83,14 @@ for lab_h in labs/*/lab.h; do
     [ -f "$lab/kernels.cu" ] || continue
     names=$(declared "$lab_h" | paste -sd, -)
     [ -n "$names" ] || continue
-    tasks=$(definitions "$names" "$lab/kernels.cu" | cut -f2 | paste -sd, -)
+    # Lab 07's student also writes exchange.c.
+    student=("$lab/kernels.cu")
+    [ -f "$lab/exchange.c" ] && student+=("$lab/exchange.c")
+    tasks=$(definitions "$names" "${student[@]}" | cut -f2 | paste -sd, -)
     [ -n "$tasks" ] || continue
     while IFS=$'\t' read -r f name; do
-        [ "$f" = "$lab/kernels.cu" ] && continue
-        finding "$f" "$lab/lab.h" "defines $name(), a student task of $lab (declared in $lab/lab.h, written in $lab/kernels.cu)"
+        [ "$f" = "$lab/kernels.cu" ] || [ "$f" = "$lab/exchange.c" ] && continue
+        finding "$f" "$lab/lab.h" "defines $name(), a student task of $lab (declared in $lab/lab.h, written in ${student[*]})"
     done < <(definitions "$tasks" "${sources[@]}")
 done
 
@@ -99,6 +103,7 @@ for a in "${answers[@]}"; do
     lab=$(basename "$(dirname "$a")")
     cat labs/*/serial.c common/include/labkit/*.h >"$given"
     [ -f "labs/$lab/kernels.cu" ] && cat "labs/$lab/kernels.cu" >>"$given"
+    [ -f "labs/$lab/exchange.c" ] && cat "labs/$lab/exchange.c" >>"$given"
     skeleton=$given
     awk -v K="$ANSWER_RUN" -v src="${a#"$kit"/}" '
         function norm(s) {
@@ -127,7 +132,7 @@ done
 # example submission's match is left out where the lab's solution already matches the file.
 merge_runs() {
     awk -F'\t' '
-        function lab_of(src) { sub(/\/kernels\.cu$/, "", src); sub(/.*\//, "", src); return src }
+        function lab_of(src) { sub(/\/(kernels\.cu|exchange\.c)$/, "", src); sub(/.*\//, "", src); return src }
         $3 !~ /^@run / { print; next }
         {
             k = $1 FS $2; split($3, r, " ")

@@ -59,6 +59,7 @@ struct lk_run_state {
     double serial_ms_step;
     lk_gpu_call call;
     int gpu_needed;
+    int cpu_only; /* the chosen variant runs on the CPU: no GPU probe, no device syncs */
     int bench_failed;
 };
 
@@ -367,7 +368,7 @@ static int plan_calls(lk_run *run)
     if (o->bench && !o->variant[0] && nvariants(lab) > 0) {
         /* Every variant of the lab's own code at its default tile. */
         for (int i = 0; i < nvariants(lab) && st->nlaunches < 8; i++)
-            if (!lab->variants[i].given)
+            if (!lab->variants[i].given && !lab->variants[i].cpu)
                 add_launch(run, i);
     }
     if (st->nlaunches == 0)
@@ -442,6 +443,14 @@ int lk_run_loaded(lk_run *run, const lk_output_shape *shape, int ninputs,
             return lk_run_fail(run);
         }
         memcpy(st->input_copies[i], inputs[i], input_bytes[i]);
+    }
+    const int chosen = o->variant[0] ? find_variant(run->lab, o->variant)
+                                     : default_variant(run->lab);
+    if (!o->bench && chosen >= 0 && run->lab->variants[chosen].cpu) {
+        st->cpu_only = 1;
+        snprintf(run->r.device, sizeof run->r.device, "the CPU (variant %s, no GPU used)",
+                 o->variant);
+        return 0;
     }
     char reason[256];
     if (!lk_gpu_available(reason, sizeof reason)) {
@@ -548,7 +557,7 @@ static int after_call(lk_run *run, const planned *p, double ms)
                                "(LK_CUDA_TRY, LK_LAUNCH_TRY, lk_fail)", c->rc);
         return -1;
     }
-    cudaError_t e = cudaGetLastError();
+    cudaError_t e = st->cpu_only ? cudaSuccess : cudaGetLastError();
     if (e != cudaSuccess)
         return lk_cuda_fail(&run->err, e, "after your GPU code returned", __FILE__, __LINE__);
     if (!c->given && inputs_unchanged(run) != 0)
@@ -716,7 +725,7 @@ lk_gpu_call *lk_run_next_gpu_call(lk_run *run)
         }
     } else {
         /* The call handed out last has returned: stop its clock, check it. */
-        cudaError_t sync = cudaDeviceSynchronize();
+        cudaError_t sync = st->cpu_only ? cudaSuccess : cudaDeviceSynchronize();
         double ms = (lk_wall_seconds() - st->call_t0) * 1e3;
         const planned *p = &st->plan[st->next - 1];
         launch *l = &st->launches[p->launch];
@@ -769,7 +778,8 @@ lk_gpu_call *lk_run_next_gpu_call(lk_run *run)
     if (p->kind == CALL_CHECKED || p->kind == CALL_ONCE)
         lk_poison_device_allocations(1);
     /* Work left on any stream by the previous call must not land in this call's time. */
-    cudaDeviceSynchronize();
+    if (!st->cpu_only)
+        cudaDeviceSynchronize();
     st->call_t0 = lk_wall_seconds();
     return c;
 }

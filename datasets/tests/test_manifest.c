@@ -43,7 +43,8 @@ Test(manifest, small_dataset_hashes)
         if (strcmp(m.e[i].model, "sciddicat") == 0 &&
             strcmp(m.e[i].name, "sciddicat-course-size") != 0 &&
             strcmp(m.e[i].name, "sciddicat-large") != 0 &&
-            strcmp(m.e[i].name, "sciddicat-large-wet") != 0) {
+            strcmp(m.e[i].name, "sciddicat-large-wet") != 0 &&
+            strcmp(m.e[i].name, "sciddicat-scale") != 0) {
             check_hash(m.e[i].name);
             checked++;
         }
@@ -54,6 +55,7 @@ Test(manifest, small_dataset_hashes)
 Test(manifest, course_size_hash, .timeout = 600) { check_hash("sciddicat-course-size"); }
 Test(manifest, large_hash, .timeout = 600) { check_hash("sciddicat-large"); }
 Test(manifest, large_wet_hash, .timeout = 600) { check_hash("sciddicat-large-wet"); }
+Test(manifest, scale_hash, .timeout = 600) { check_hash("sciddicat-scale"); }
 
 /* Regenerate each committed dataset with labkit-gen and compare the files byte for byte. */
 Test(manifest, committed_inputs_equal_regenerated_ones)

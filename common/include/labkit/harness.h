@@ -42,6 +42,8 @@ typedef struct lk_variant {
     int tile_x;         /**< Its default tile's width (labs with LK_OPT_TILE). */
     int tile_y;         /**< Its default tile's height. */
     int given;          /**< 1: a given version `--bench` compares the lab's code with. */
+    int cpu;            /**< 1: runs on the CPU (lab 07's CPU back end): the run needs no GPU,
+                             and `--bench` leaves it out. */
 } lk_variant;
 
 /** Everything the harness needs to know about a lab: data only. */
