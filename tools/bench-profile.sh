@@ -70,11 +70,15 @@ function scale(unit) {
     if (!("dram__bytes_read.sum" in col)) next
     have_head = 1; next
 }
-!have_units { parse($0, u); have_units = 1
-    r = scale(u[col["dram__bytes_read.sum"]]); w = scale(u[col["dram__bytes_write.sum"]])
-    t = scale(u[col["gpu__time_duration.sum"]]); next }
+{ parse($0, f) }
+# The units row, if any: the one without a kernel ID (kernels are numbered).
+!have_units && ("ID" in col) && f[col["ID"]] == "" {
+    have_units = 1
+    r = scale(f[col["dram__bytes_read.sum"]]); w = scale(f[col["dram__bytes_write.sum"]])
+    t = scale(f[col["gpu__time_duration.sum"]]); next
+}
 {
-    parse($0, f)
+    if (!have_units) { have_units = 1; r = w = t = 1 }
     v1 = f[col["dram__bytes_read.sum"]]; v2 = f[col["dram__bytes_write.sum"]]
     v3 = f[col["gpu__time_duration.sum"]]
     gsub(/,/, "", v1); gsub(/,/, "", v2); gsub(/,/, "", v3)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-profile.sh's arithmetic and parsing without a GPU: a stand-in ncu writes the CSV that
 # Nsight Compute's `--csv --page raw` writes (quoted fields, a units row, scaled units,
-# thousands separators) for a driver whose help lists variants. Checks the bytes per step
+# thousands separators; with or without a units row) for a driver whose help lists variants. Checks the bytes per step
 # (the difference of two runs), the kernels per step, the launches and a failing ncu.
 # usage: test-bench-profile.sh
 set -euo pipefail
@@ -30,10 +30,10 @@ cat >"$work/ncu" <<'SH'
 #!/usr/bin/env bash
 if [ "$1" = --import ]; then
     steps=$(cat "${2%.ncu-rep}.steps")
-    [ "${FAKE_NCU_UNITS:-base}" = base ] || ! printf '%s\n' "$@" | grep -q -- --print-units || exit 1
+    [ "${FAKE_NCU_UNITS:-base}" != scaled ] || ! printf '%s\n' "$@" | grep -q -- --print-units || exit 1
     echo '"ID","Kernel Name","dram__bytes_read.sum","dram__bytes_write.sum","gpu__time_duration.sum"'
-    if [ "${FAKE_NCU_UNITS:-base}" = base ]; then
-        echo '"","","byte","byte","nsecond"'
+    if [ "${FAKE_NCU_UNITS:-base}" != scaled ]; then
+        [ "${FAKE_NCU_UNITS:-base}" = none ] || echo '"","","byte","byte","nsecond"'
         for k in 1 2 3; do echo "\"$k\",\"setup\",\"7,000,000\",\"0\",\"1,000\""; done
         for ((s = 0; s < 2 * steps; s++)); do echo "\"$s\",\"step\",\"1,500,000\",\"500,000\",\"20,000\""; done
     else
@@ -57,7 +57,7 @@ exec "${args[@]:9}"
 SH
 chmod +x "$work/prog" "$work/ncu"
 
-for units in base scaled; do
+for units in base scaled none; do
     rm -f "$work/p.csv"
     FAKE_NCU_UNITS=$units NCU="$work/ncu" "$here/bench-profile.sh" 99-fake "$work/prog" \
         "$work/p.csv" fake >"$work/log" 2>&1 || { cat "$work/log"; }

@@ -167,15 +167,15 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 }
 
 // ---- Stretch 2: fast. The fused step, restricted to the region of lab04_fast_region (the
-// cells next to debris now or one step ago), and without the work still cells do not need: a
-// still cell's flows are not computed and its neighbours' altitudes are not loaded. DRAM
-// traffic per step is then about 16 bytes per cell of the region (read h, write h) plus 8 for
-// the altitude of wet cells; a dry grid costs nothing but the launch.
+// cells next to debris now or one step ago), and without the work still cells do not need:
+// their flows are not computed. DRAM traffic per step is 24 bytes per cell of the region
+// (read z and h, write h); a dry grid costs little more than the launch.
 //
 // The host never learns the region: a fixed grid of persistent blocks reads it from the
-// boxes and walks its tiles. The block is the tile; it stages the thickness of the tile and
-// two rings, computes the outflows of the tile and one ring into shared memory, then the
-// tile's width update, and grows the box of the cells it leaves wet (one atomic per block).
+// boxes and walks its tiles. The block is the tile; it stages altitude and thickness of the
+// tile and two rings (all loads of a tile in flight at once), computes the outflows of the
+// tile and one ring into shared memory, then the tile's width update, and grows the box of
+// the cells it leaves wet (one atomic per block).
 
 __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
                                                   const double *__restrict__ z,
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
     const int tw = blockDim.x, th = blockDim.y, nthreads = tw * th;
     const int tid = threadIdx.y * tw + threadIdx.x;
     const int sw = tw + 4, sh = th + 4, fw = tw + 2, nf = fw * (th + 2);
-    double *s_h = smem, *s_f = smem + sw * sh; // s_f: four layers of nf outflows
+    double *s_z = smem, *s_h = smem + sw * sh, *s_f = smem + 2 * sw * sh; // s_f: 4 layers of nf
     const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
     if (tid == 0) {
         s_wet[0] = s_wet[2] = 0x7fffffff;
@@ -209,7 +209,9 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
         for (int k = tid; k < sw * sh; k += nthreads) {
             const int gi = i0 - 2 + k / sw, gj = j0 - 2 + k % sw;
             const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
-            s_h[k] = inside ? h_in[lk_sciddicat_at(gi, gj, cols)] : 0.0;
+            const size_t at = inside ? lk_sciddicat_at(gi, gj, cols) : 0;
+            s_z[k] = inside ? z[at] : 0.0;
+            s_h[k] = inside ? h_in[at] : 0.0;
         }
         __syncthreads();
         for (int k = tid; k < nf; k += nthreads) {
@@ -218,8 +220,8 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
             double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
             if (gi >= 1 && gj >= 1 && gi < rows - 1 && gj < cols - 1 &&
                 !lk_sciddicat_is_still(s_h[sp])) {
-                const size_t at = lk_sciddicat_at(gi, gj, cols);
-                const double zn[5] = {z[at], z[at - cols], z[at - 1], z[at + 1], z[at + cols]};
+                const double zn[5] = {s_z[sp], s_z[sp - sw], s_z[sp - 1], s_z[sp + 1],
+                                      s_z[sp + sw]};
                 const double hn[5] = {s_h[sp], s_h[sp - sw], s_h[sp - 1], s_h[sp + 1],
                                       s_h[sp + sw]};
                 lab04_cell_flows(zn, hn, f);
@@ -286,7 +288,7 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else if (variant == LAB04_FAST && process == LAB04_STEP)
         *out = (lab04_kernel_info){(const void *)step_fast, tile_x, tile_y,
-                                   ((size_t)(tile_x + 4) * (tile_y + 4) +
+                                   (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else
         return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
