@@ -66,6 +66,18 @@ int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
     return lk_fail(err, "unknown variant %d", (int)method);
 }
 
+void lab05_tile_for_call(const char *call_variant, int call_given, const char *chosen_variant,
+                         int *width, int *height)
+{
+    if (!call_given || strcmp(call_variant, chosen_variant) == 0)
+        return;
+    for (int v = 0; lab05_variants[v].name; v++)
+        if (strcmp(lab05_variants[v].name, call_variant) == 0) {
+            *width = lab05_variants[v].tile_x;
+            *height = lab05_variants[v].tile_y;
+        }
+}
+
 int lab05_check_options(const char *variant, int width, int height, lk_error *err)
 {
     lab05_method m = LAB05_RUN_DIAMOND;
