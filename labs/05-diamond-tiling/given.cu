@@ -94,9 +94,10 @@ static __device__ double u_at(const double *y, int n, long q)
     return q >= 0 && q < n ? y[2 * q] : 0.0;
 }
 
-// One Euler step of point p from cur into next (16-byte load and store of (u, v)).
-static __device__ void step_point(int n, long p, const double *__restrict__ cur,
-                                  double *__restrict__ next)
+// One Euler step of point p from cur into next (16-byte load and store of (u, v)). No
+// __restrict__ here: the persistent kernel rewrites what it read two steps before, which
+// the read-only cache that restrict allows could serve stale.
+static __device__ void step_point(int n, long p, const double *cur, double *next)
 {
     const double2 uv = reinterpret_cast<const double2 *>(cur)[p];
     double2 out;
