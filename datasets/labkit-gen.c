@@ -15,9 +15,11 @@ static const char *usage =
     "  files SPEC PREFIX   write PREFIX_header.txt, PREFIX_dem.txt, PREFIX_source.txt for a\n"
     "                      generator spec KIND:ROWSxCOLS:SEED (KIND: valley, plane, dome or flood)\n"
     "  dataset NAME DIR    write the input files of manifest dataset NAME into DIR\n"
-    "                      (SciddicaT; shallow-water datasets have none: they are generated)\n"
+    "                      (SciddicaT; shallow-water and string datasets have none: they\n"
+    "                      are generated)\n"
     "  expect NAME         run the serial reference on NAME, print the md5 of its output\n"
-    "                      (shallow water: of the interior of Z, Qx, Qy as raw doubles)\n"
+    "                      (shallow water: of the interior of Z, Qx, Qy as raw doubles;\n"
+    "                      string: of the final state, 2N raw doubles)\n"
     "  list                list the manifest's datasets\n";
 
 static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_error *err)

@@ -66,6 +66,18 @@ int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
     return lk_fail(err, "unknown variant %d", (int)method);
 }
 
+void lab05_tile_for_call(const char *call_variant, int call_given, const char *chosen_variant,
+                         int *width, int *height)
+{
+    if (!call_given || strcmp(call_variant, chosen_variant) == 0)
+        return;
+    for (int v = 0; lab05_variants[v].name; v++)
+        if (strcmp(lab05_variants[v].name, call_variant) == 0) {
+            *width = lab05_variants[v].tile_x;
+            *height = lab05_variants[v].tile_y;
+        }
+}
+
 int lab05_check_options(const char *variant, int width, int height, lk_error *err)
 {
     lab05_method m = LAB05_RUN_DIAMOND;
@@ -82,9 +94,10 @@ static __device__ double u_at(const double *y, int n, long q)
     return q >= 0 && q < n ? y[2 * q] : 0.0;
 }
 
-// One Euler step of point p from cur into next (16-byte load and store of (u, v)).
-static __device__ void step_point(int n, long p, const double *__restrict__ cur,
-                                  double *__restrict__ next)
+// One Euler step of point p from cur into next (16-byte load and store of (u, v)). No
+// __restrict__ here: the persistent kernel rewrites what it read two steps before, which
+// the read-only cache that restrict allows could serve stale.
+static __device__ void step_point(int n, long p, const double *cur, double *next)
 {
     const double2 uv = reinterpret_cast<const double2 *>(cur)[p];
     double2 out;

@@ -30,6 +30,15 @@ int lab05_method_parse(const char *name, lab05_method *out, lk_error *err);
     WIDTH = threads per block (1..1024), HEIGHT = 1. */
 int lab05_check_tile(lab05_method method, int width, int height, lk_error *err);
 
+/**
+ * The tile a GPU call runs with: the call's own, except for the given version that
+ * `--bench` compares your variant with, which keeps its default tile (yours, e.g. a diamond
+ * 64x32, is not a baseline's block): when @p call_variant is a given variant other than
+ * @p chosen_variant (`--variant`, "" for none).
+ */
+void lab05_tile_for_call(const char *call_variant, int call_given, const char *chosen_variant,
+                         int *width, int *height);
+
 /** Check `--variant` and `--tile` before anything runs (0 x 0: the variant's default). */
 int lab05_check_options(const char *variant, int width, int height, lk_error *err);
 

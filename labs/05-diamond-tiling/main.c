@@ -33,9 +33,10 @@ int main(int argc, char **argv)
                                                   &run.err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
         lab05_method method;
+        int width = c->tile_x, height = c->tile_y;
+        lab05_tile_for_call(c->variant, c->given, run.opt.variant, &width, &height);
         c->rc = lab05_method_parse(c->variant, &method, &c->err) ||
-                lab05_gpu_run(method, sim.n, sim.y0, c->out, c->steps, c->tile_x, c->tile_y,
-                              &c->err);
+                lab05_gpu_run(method, sim.n, sim.y0, c->out, c->steps, width, height, &c->err);
     }
     lk_vstring_report(&run, &sim);
     lk_vstring_free(&sim);

@@ -20,6 +20,25 @@ static __device__ double u_or_zero(long x, int n, double u)
     return x >= 0 && x < n ? u : 0.0;
 }
 
+// What leaves the tile at level t, for a thread active there: its share of the edge records
+// (levels mid .. mid + H - 1 below `steps`), the top flat (level mid + H) and the last level.
+static __device__ __forceinline__ void leave(int t, int j, int W, int H, int mid, int steps,
+                                             double u, double v, double *edges, size_t mine,
+                                             double2 *y2, long x)
+{
+    const int je = t - mid;
+    if (je >= 0 && je < H && t < steps) {
+        if (j - je == 0 || j - je == 1) // left edge: points m + je, m + je + 1
+            reinterpret_cast<double2 *>(edges + mine + 4 * je)[j - je] = make_double2(u, v);
+        const int r0 = W - je - 2;      // right edge: points m + r0, m + r0 + 1
+        if (j - r0 == 0 || j - r0 == 1)
+            reinterpret_cast<double2 *>(edges + mine + 4 * H + 4 * je)[j - r0] =
+                make_double2(u, v);
+    }
+    if (t == steps || t == mid + H)
+        y2[x] = make_double2(u, v);
+}
+
 static __global__ void __launch_bounds__(LAB05_MAX_WIDTH)
 tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
                 double *__restrict__ edges)
@@ -31,7 +50,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     const long x = m + j;
     const bool inside = x >= 0 && x < n;
     const int dj = min(j, W - 1 - j); // active at levels mid - dj .. mid + dj
-    // Levels are ints (steps <= 1e8): 32-bit compares in the level loop.
+    // Levels are ints (steps <= 1e8): 32-bit compares in the level loops.
     const int mid = row * H;                                   // level of the tile's middle
     const int lo = row == 0 ? 0 : mid - H;                     // the level it starts from
     const int hi = min(steps, mid + H);                        // the last level it computes
@@ -40,7 +59,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     // Records of tile i, side s of a row start at that row's first record + (2i + s) * 4H
     // (lab05_edge_at); computed once, the index needs 64-bit divisions.
     const size_t side_len = 4 * (size_t)H;
-    const size_t my_edges = lab05_edge_at(n, row, 0, 0, 0, W, H) + 2 * (size_t)tile * side_len;
+    const size_t mine = lab05_edge_at(n, row, 0, 0, 0, W, H) + 2 * (size_t)tile * side_len;
     double2 *y2 = reinterpret_cast<double2 *>(y);
 
     // The neighbours' edge records of the levels lo .. min(mid, steps) - 1, coalesced: side 0
@@ -59,67 +78,67 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     }
     __syncthreads(); // the records are read by the entering threads, before the level's barrier
 
-    // The start level: row 0 its middle (level 0), other rows their bottom flat.
+    // The start level: row 0 its middle (level 0, whose edges it writes), other rows their
+    // bottom flat.
     double u = 0.0, v = 0.0;
     if (dj >= mid - lo) {
         if (inside) {
             const double2 uv = y2[x];
             u = uv.x;
             v = uv.y;
+            leave(lo, j, W, H, mid, steps, u, v, edges, mine, y2, x);
         }
         cur_u[j + 1] = u_or_zero(x, n, u);
     }
 
-    for (int t = lo;; t++) {
-        const int d = t < mid ? mid - t : t - mid;
-        const bool active = dj >= d;
-        // What leaves the tile at level t: edge records, the top flat, the last level.
-        if (active && inside) {
-            const int je = t - mid;
-            if (je >= 0 && je < H && t < steps) {
-                if (j - je == 0 || j - je == 1)
-                    reinterpret_cast<double2 *>(edges + my_edges + 4 * je)[j - je] =
-                        make_double2(u, v);
-                const int r0 = W - je - 2;
-                if (j - r0 == 0 || j - r0 == 1)
-                    reinterpret_cast<double2 *>(edges + my_edges + side_len + 4 * je)[j - r0] =
-                        make_double2(u, v);
+    // Lower half (rows >= 1): level t + 1 gains two points on each side, whose level t comes
+    // from the neighbours' records with the u just outside.
+    int t = lo;
+    for (; t < mid && t < hi; t++) {
+        const int d = mid - t - 1; // level t + 1 covers the threads dj >= d
+        if (j == d) {              // record: (u, v) of x - 1, then of x
+            const double *rec = se + 4 * (t - lo);
+            if (inside) {
+                u = rec[2];
+                v = rec[3];
             }
-            if (t == steps || t == mid + H)
-                y2[x] = make_double2(u, v);
-        }
-        if (t == hi)
-            break;
-
-        // Level t + 1. In the bottom half two points enter on each side: their level t comes
-        // from the neighbours' records, with the u just outside.
-        const int dn = t + 1 < mid ? mid - t - 1 : t + 1 - mid;
-        if (t + 1 <= mid && row > 0 && (j == dn || j == W - 1 - dn)) {
-            const int je = t - lo;
-            if (j == dn) { // record: (u, v) of x - 1, then of x
-                const double *rec = se + 4 * je;
-                if (inside) {
-                    u = rec[2];
-                    v = rec[3];
-                }
-                cur_u[j] = x - 1 >= 0 && x - 1 < n ? rec[0] : 0.0;
-            } else {       // record: (u, v) of x, then of x + 1
-                const double *rec = se + 4 * H + 4 * je;
-                if (inside) {
-                    u = rec[0];
-                    v = rec[1];
-                }
-                cur_u[j + 2] = x + 1 < n && x + 1 >= 0 ? rec[2] : 0.0;
+            cur_u[j] = x - 1 >= 0 && x - 1 < n ? rec[0] : 0.0;
+            cur_u[j + 1] = u_or_zero(x, n, u);
+        } else if (j == W - 1 - d) { // record: (u, v) of x, then of x + 1
+            const double *rec = se + 4 * H + 4 * (t - lo);
+            if (inside) {
+                u = rec[0];
+                v = rec[1];
             }
+            cur_u[j + 2] = x + 1 < n && x + 1 >= 0 ? rec[2] : 0.0;
             cur_u[j + 1] = u_or_zero(x, n, u);
         }
         __syncthreads();
-        if (dj >= dn) {
+        if (dj >= d) {
             if (inside) {
                 double un, vn;
                 lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
                 u = un;
                 v = vn;
+                leave(t + 1, j, W, H, mid, steps, u, v, edges, mine, y2, x);
+            }
+            next_u[j + 1] = u_or_zero(x, n, u);
+        }
+        double *swap = cur_u;
+        cur_u = next_u;
+        next_u = swap;
+    }
+    // Upper half: level t + 1 loses a point on each side; everything it needs is here.
+    for (; t < hi; t++) {
+        const int d = t + 1 - mid;
+        __syncthreads();
+        if (dj >= d) {
+            if (inside) {
+                double un, vn;
+                lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
+                u = un;
+                v = vn;
+                leave(t + 1, j, W, H, mid, steps, u, v, edges, mine, y2, x);
             }
             next_u[j + 1] = u_or_zero(x, n, u);
         }

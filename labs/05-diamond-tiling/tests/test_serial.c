@@ -354,3 +354,21 @@ Test(given, default_tiles_pass_their_own_checks)
                      &err);
     }
 }
+
+/* Under --bench --tile 64x32 the linear baseline must keep its 256x1 block; a baseline
+   chosen with --variant keeps the tile given. */
+Test(given, baseline_of_a_bench_comparison_keeps_its_own_tile)
+{
+    int w = 64, h = 32;
+    lab05_tile_for_call("linear", 1, "diamond", &w, &h);
+    cr_expect(w == 256 && h == 1, "linear as the baseline of diamond ran with %dx%d", w, h);
+    w = 64, h = 32;
+    lab05_tile_for_call("linear", 1, "", &w, &h);
+    cr_expect(w == 256 && h == 1, "linear as the baseline of the default variant ran with %dx%d", w, h);
+    w = 512, h = 1;
+    lab05_tile_for_call("linear", 1, "linear", &w, &h);
+    cr_expect(w == 512 && h == 1, "--variant linear --tile 512x1 ran with %dx%d", w, h);
+    w = 64, h = 32;
+    lab05_tile_for_call("diamond", 0, "", &w, &h);
+    cr_expect(w == 64 && h == 32, "your diamond ran with %dx%d", w, h);
+}
