@@ -142,7 +142,9 @@ int lab07_world_start(int *argc, char ***argv, lab07_world *w)
             cudaGetLastError();
         }
     }
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    /* Both the build (the macro is defined as 0 without CUDA) and the run time must say so:
+       an Open MPI built without CUDA answers 1 when OMPI_MCA_opal_cuda_support=1 is forced. */
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     w->cuda_aware = MPIX_Query_cuda_support() == 1;
 #endif
     return 0;

@@ -18,8 +18,9 @@ static void require_cuda_aware(void)
     const char *args[] = {"--gpu", "--variant", "sync", "--dataset", "sciddicat-tiny", NULL};
     int status = lab07_mpirun(1, aware, args, out, sizeof out);
     if (status == 0 && strstr(out, "MPI not CUDA-aware"))
-        cr_skip_test("this Open MPI is not CUDA-aware (MPIX_Query_cuda_support() is 0 even with "
-                     "OMPI_MCA_opal_cuda_support=1): the staged tests cover this machine");
+        cr_skip_test("this Open MPI is not CUDA-aware (built without CUDA, or "
+                     "MPIX_Query_cuda_support() is 0 even with OMPI_MCA_opal_cuda_support=1): "
+                     "the staged tests cover this machine");
 }
 
 static void all_rank_counts(const char *variant, const char *dataset, const char *const *env)
