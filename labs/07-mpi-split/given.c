@@ -477,9 +477,9 @@ static int gpus_used(const lab07_world *w)
 
 void lab07_describe(lab07_world *w, lk_run *run)
 {
-    if (run->status != 0)
+    if (run->status != 0 || !run->opt.gpu)
         return;
-    if (!w->mpi_started && run->opt.gpu && start_mpi(w, NULL, NULL) != 0) {
+    if (!w->mpi_started && start_mpi(w, NULL, NULL) != 0) {
         lk_fail(&run->err, "MPI_Init failed: check the Open MPI installation (make doctor)");
         lk_run_fail(run);
         return;

@@ -31,8 +31,8 @@ static inline void lab07_remove_tree(const char *path)
         while (d && (e = readdir(d)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
                 char sub[4096];
-                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-                lab07_remove_tree(sub);
+                if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+                    lab07_remove_tree(sub);
             }
         if (d)
             closedir(d);
