@@ -22,7 +22,7 @@
 #                                        MPI's CUDA support on, for the CUDA-aware path where it
 #                                        has one; ob1's shared-memory transport takes device
 #                                        pointers)
-#   OUT=dir                              keep each run's log there (default: a temporary one)
+#   LOGS=dir                             keep each run's log there (default: a temporary one)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=${PROG:-$here/build/${VARIANT:-student}/lab07}
@@ -57,7 +57,7 @@ ranks_list=${RANKS:-$default_ranks}
 weak_list=${WEAK_RANKS:-$default_weak}
 steps=${STEPS:-100}
 repeat=${REPEAT:-3}
-out=${OUT:-$(mktemp -d)}
+out=${LOGS:-$(mktemp -d)}
 mkdir -p "$out"
 root_opt=()
 [ "$(id -u)" -eq 0 ] && root_opt=(--allow-run-as-root)
