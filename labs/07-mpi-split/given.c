@@ -133,6 +133,13 @@ static void choose_gpu(lab07_world *w)
 
 static int start_mpi(lab07_world *w, int *argc, char ***argv)
 {
+    /* Where the launcher says the local rank, the GPU is chosen before MPI_Init, so that a
+       CUDA-aware MPI starts with the rank's device current (NVIDIA's advice). */
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (local) {
+        w->local_rank = atoi(local);
+        choose_gpu(w);
+    }
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
         fprintf(stderr, "%s: MPI_Init failed: check the Open MPI installation (make doctor)\n",
                 w->prog);
@@ -149,7 +156,8 @@ static int start_mpi(lab07_world *w, int *argc, char ***argv)
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
     w->cuda_aware = MPIX_Query_cuda_support() == 1;
 #endif
-    choose_gpu(w);
+    if (!local || w->gpu != (w->gpus > 0 ? w->local_rank % w->gpus : -1))
+        choose_gpu(w);
     return 0;
 }
 
