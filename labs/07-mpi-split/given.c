@@ -113,28 +113,15 @@ static int width(const lab07_slab *s, int b, int e, cudaStream_t stream, lk_erro
 
 /* ---- ranks and GPUs ------------------------------------------------------------------- */
 
-int lab07_world_start(int *argc, char ***argv, lab07_world *w)
+/* The GPU of this process: local rank modulo the GPUs it sees. No GPU is not an error here:
+   the CPU variants need none, and the harness says why a GPU variant cannot run. */
+static void choose_gpu(lab07_world *w)
 {
-    memset(w, 0, sizeof *w);
-    w->prog = *argc > 0 ? (*argv)[0] : "lab07";
-    w->gpu = -1;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        fprintf(stderr, "%s: MPI_Init failed: run under mpirun (see make doctor)\n", w->prog);
-        return -1;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &w->nranks);
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &w->local_rank);
-    MPI_Comm_size(node, &w->local_ranks);
-    MPI_Comm_free(&node);
-    /* No GPU is not an error here: the CPU variants need none, and the harness says why a
-       GPU variant cannot run. */
     if (cudaGetDeviceCount(&w->gpus) != cudaSuccess) {
         w->gpus = 0;
         cudaGetLastError();
     }
+    w->gpu = -1;
     if (w->gpus > 0) {
         w->gpu = w->local_rank % w->gpus;
         if (cudaSetDevice(w->gpu) != cudaSuccess) {
@@ -142,11 +129,50 @@ int lab07_world_start(int *argc, char ***argv, lab07_world *w)
             cudaGetLastError();
         }
     }
+}
+
+static int start_mpi(lab07_world *w, int *argc, char ***argv)
+{
+    /* Where the launcher says the local rank, the GPU is chosen before MPI_Init, so that a
+       CUDA-aware MPI starts with the rank's device current (NVIDIA's advice). */
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (local) {
+        w->local_rank = atoi(local);
+        choose_gpu(w);
+    }
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: MPI_Init failed: check the Open MPI installation (make doctor)\n",
+                w->prog);
+        return -1;
+    }
+    w->mpi_started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w->nranks);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &w->local_rank);
+    MPI_Comm_size(node, &w->local_ranks);
+    MPI_Comm_free(&node);
     /* Both the build (the macro is defined as 0 without CUDA) and the run time must say so:
        an Open MPI built without CUDA answers 1 when OMPI_MCA_opal_cuda_support=1 is forced. */
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     w->cuda_aware = MPIX_Query_cuda_support() == 1;
 #endif
+    if (!local || w->gpu != (w->gpus > 0 ? w->local_rank % w->gpus : -1))
+        choose_gpu(w);
+    return 0;
+}
+
+int lab07_world_start(int *argc, char ***argv, lab07_world *w)
+{
+    memset(w, 0, sizeof *w);
+    w->prog = *argc > 0 ? (*argv)[0] : "lab07";
+    /* Open MPI's mpirun, PMIx launchers (srun) and MPICH's hydra say so in the environment. */
+    w->launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+    if (w->launched)
+        return start_mpi(w, argc, argv);
+    w->nranks = w->local_ranks = 1;
+    choose_gpu(w);
     return 0;
 }
 
@@ -407,6 +433,8 @@ int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
               lab07_variant variant, int block_x, int block_y, lk_error *err)
 {
     lk_error_clear(err);
+    if (!w->mpi_started && start_mpi(w, NULL, NULL) != 0)
+        return lk_fail(err, "MPI_Init failed: check the Open MPI installation (make doctor)");
     command cmd = {CMD_RUN, sim->rows, sim->cols, steps, (int)variant, block_x, block_y};
     MPI_Bcast(&cmd, COMMAND_INTS, MPI_INT, 0, MPI_COMM_WORLD);
     double times[2], most[2];
@@ -442,6 +470,8 @@ int lab07_serve(lab07_world *w)
 
 int lab07_world_end(lab07_world *w, int status)
 {
+    if (!w->mpi_started)
+        return status;
     if (w->rank == 0) {
         command cmd = {CMD_STOP, 0, 0, 0, 0, 0, 0};
         MPI_Bcast(&cmd, COMMAND_INTS, MPI_INT, 0, MPI_COMM_WORLD);
@@ -455,8 +485,15 @@ static int gpus_used(const lab07_world *w)
     return w->gpus < w->nranks ? w->gpus : w->nranks;
 }
 
-void lab07_describe(const lab07_world *w, lk_run *run)
+void lab07_describe(lab07_world *w, lk_run *run)
 {
+    if (run->status != 0 || !run->opt.gpu)
+        return;
+    if (!w->mpi_started && start_mpi(w, NULL, NULL) != 0) {
+        lk_fail(&run->err, "MPI_Init failed: check the Open MPI installation (make doctor)");
+        lk_run_fail(run);
+        return;
+    }
     lab07_variant v = LAB07_SYNC;
     lk_error ignored;
     lab07_variant_parse(run->opt.variant, &v, &ignored);

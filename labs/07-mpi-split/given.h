@@ -37,6 +37,8 @@ typedef struct lab07_world {
     int gpus;        /**< CUDA devices this process sees (0: none). */
     int gpu;         /**< The device of this rank, local_rank % gpus (-1: none). */
     int cuda_aware;  /**< MPIX_Query_cuda_support() where Open MPI has it, else 0. */
+    int launched;    /**< Started by mpirun (or another MPI launcher), not alone. */
+    int mpi_started; /**< MPI_Init was called. */
     const char *prog; /**< argv[0], for messages. */
 } lab07_world;
 
@@ -51,9 +53,11 @@ typedef struct lab07_step_stats {
 } lab07_step_stats;
 
 /**
- * MPI_Init, this rank's place on its node, its GPU (local rank modulo the GPUs it sees;
- * several ranks may share one) and whether MPI is CUDA-aware. Returns 0 or -1 (message
- * printed: MPI could not start).
+ * Under mpirun: MPI_Init, this rank's place on its node, its GPU (local rank modulo the GPUs
+ * it sees; several ranks may share one) and whether MPI is CUDA-aware. Started alone, the
+ * program is rank 0 of 1 and starts MPI only when it is about to run (lab07_describe):
+ * Open MPI starts a lone process by forking a daemon, which `-h`, bad options and bad input
+ * do not need. Returns 0 or -1 (message printed: MPI could not start).
  */
 int lab07_world_start(int *argc, char ***argv, lab07_world *w);
 
@@ -75,9 +79,10 @@ int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
 /** Rank 0: the times recorded for @p variant. */
 const lab07_step_stats *lab07_stats_of(lab07_variant variant);
 
-/** Rank 0: say in the run's summary line (run->details) how many ranks, on which GPUs, and
-    how MPI moves device data. */
-void lab07_describe(const lab07_world *w, lk_run *run);
+/** Rank 0, once the input is loaded: start MPI if it is not yet (a lone process whose GPU
+    code will run), and say in the run's summary line (run->details) how many ranks, on which
+    GPUs, and how MPI moves device data. */
+void lab07_describe(lab07_world *w, lk_run *run);
 
 /** Rank 0, `--bench`: ranks, GPUs, MPI path, and the time loop's and the exchange's time
     per step of each variant run, with one `lab07-bench` line each for scaling.sh. */

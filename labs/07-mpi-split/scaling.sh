@@ -11,7 +11,9 @@
 # exchange column is the time spent in lab07_halo_begin/end per step.
 #
 # usage: ./scaling.sh [--csv FILE] [options for every driver run]
-#   --csv FILE                 append the driver's bench rows to FILE (make bench does)
+#   --csv FILE                 append the one-rank rows of the driver's bench CSV to FILE (make
+#                              bench does: what compares with the other labs), and write every
+#                              run of the tables to lab07-scaling.csv beside it
 #   VARIANT=solution ./scaling.sh        time the solution instead of your files
 #   RANKS="1 2 4" WEAK_RANKS="1 2"       rank counts (default: up to the GPUs present, and
 #                                        two ranks per GPU for the strong table)
@@ -20,7 +22,7 @@
 #                                        MPI's CUDA support on, for the CUDA-aware path where it
 #                                        has one; ob1's shared-memory transport takes device
 #                                        pointers)
-#   OUT=dir                              keep each run's log there (default: a temporary one)
+#   LOGS=dir                             keep each run's log there (default: a temporary one)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=${PROG:-$here/build/${VARIANT:-student}/lab07}
@@ -55,7 +57,7 @@ ranks_list=${RANKS:-$default_ranks}
 weak_list=${WEAK_RANKS:-$default_weak}
 steps=${STEPS:-100}
 repeat=${REPEAT:-3}
-out=${OUT:-$(mktemp -d)}
+out=${LOGS:-$(mktemp -d)}
 mkdir -p "$out"
 root_opt=()
 [ "$(id -u)" -eq 0 ] && root_opt=(--allow-run-as-root)
@@ -79,12 +81,9 @@ run() {
         exit 1
     fi
     grep '^lab07-bench ' "$log" | sed "s/^lab07-bench /$kind /" >> "$results"
-    if [ -n "$csv" ] && [ -s "$rows_csv" ]; then
-        local used
-        used=$(grep -m 1 '^lab07-bench ' "$log" | sed 's/.* gpus=\([0-9]*\).*/\1/')
+    if [ -n "$csv" ] && [ -s "$rows_csv" ] && [ "$kind" = strong ] && [ "$np" -eq 1 ]; then
         [ -s "$csv" ] || head -n 1 "$rows_csv" > "$csv"
-        tail -n +2 "$rows_csv" |
-            sed "s/\"variant \([a-z-]*\), block \([0-9x]*\)\"/\"variant \1, block \2, $np ranks on $used GPU(s)\"/" >> "$csv"
+        tail -n +2 "$rows_csv" >> "$csv"
     fi
 }
 
@@ -92,6 +91,19 @@ for np in $ranks_list; do run strong "$np" --dataset sciddicat-scale; done
 for np in $weak_list; do run weak "$np" --gen "valley:$((8192 * np))x8192:1"; done
 
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+if [ -n "$csv" ]; then
+    scaling_csv=$(dirname "$csv")/lab07-scaling.csv
+    {
+        echo "scaling,gpu,ranks,gpus,aware,variant,rows,cols,steps,ms_per_step,exchange_ms_per_step"
+        awk -v gpu="$gpu_name" -v steps="$steps" '
+            function field(name,   i) {
+                for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
+            }
+            { printf "%s,\"%s\",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", $1, gpu, field("ranks"), field("gpus"),
+                     field("aware"), field("variant"), field("rows"), field("cols"), steps,
+                     field("step_ms"), field("exchange_ms") }' "$results"
+    } > "$scaling_csv"
+fi
 aware=$(awk '{for (i = 2; i <= NF; i++) if ($i ~ /^aware=/) {sub(/aware=/, "", $i); print $i; exit}}' "$results")
 awk -v gpu="$gpu_name ($gpus on this machine)" -v aware="${aware:-0}" -v steps="$steps" '
 function field(name,   i) {
@@ -127,4 +139,4 @@ END {
     }
 }' "$results"
 echo
-echo "logs: $out"
+echo "logs: $out${csv:+; every run as CSV: $(dirname "$csv")/lab07-scaling.csv}"

@@ -5,8 +5,10 @@
 #ifndef LAB07_TESTS_HELPERS_H
 #define LAB07_TESTS_HELPERS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "labkit/sciddicat_testing.h"
 
@@ -16,6 +18,29 @@
 
 /** Seconds an mpirun may take before it counts as hung (then it is killed). */
 #define LAB07_MPIRUN_LIMIT_S "240"
+
+/** Remove @p path and everything under it (best effort: a test folder in /tmp). */
+static inline void lab07_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char sub[4096];
+                if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+                    lab07_remove_tree(sub);
+            }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
 
 /**
  * Run `mpirun -np RANKS [mpirun options] DRIVER ARGS...` with @p env (NAME=VALUE strings, or
@@ -49,6 +74,10 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
         argv[n++] = args[i];
     argv[n] = NULL;
 
+    /* Open MPI 4 makes its session folder under TMPDIR; two mpiruns starting at once in the
+       same folder can collide ("mkdir ... File exists"), so each gets its own. */
+    char tmp[] = "/tmp/lab07-mpirun-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmp), "mkdtemp failed");
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
     fflush(NULL);
@@ -58,6 +87,7 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
         dup2(fds[1], 1);
         dup2(fds[1], 2);
         close(fds[0]);
+        setenv("TMPDIR", tmp, 1);
         for (int i = 0; env && env[i]; i++) {
             char name[256];
             const char *eq = strchr(env[i], '=');
@@ -82,6 +112,7 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
     close(fds[0]);
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
+    lab07_remove_tree(tmp);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
