@@ -54,7 +54,8 @@ static int trusted_run(gr_session *s, gr_lab_ctx *lc, const char *refdrv,
     args[n++] = "--steps";
     args[n++] = steps_s;
     args[n] = NULL;
-    snprintf(tag, sizeof tag, "trusted-%s-%d", mode[0] + 2, steps);
+    snprintf(tag, sizeof tag, "trusted-%s%s%s-%d", mode[0] + 2, mode[1] ? "-" : "",
+             mode[1] ? mode[1] + 2 : "", steps); /* e.g. trusted-gpu-once-0 */
     char *dir = gr_strf("%s/perf", lc->kit_work);
     gr_driver_run dr;
     const int serial = strcmp(mode[0], "--serial") == 0;
