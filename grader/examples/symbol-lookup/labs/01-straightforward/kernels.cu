@@ -139,6 +139,8 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct wanted *w = (struct wanted *)data;
+    if (info->dlpi_name && strncmp(info->dlpi_name, "linux-vdso", 10) == 0)
+        return 0; // the kernel's page: nothing wanted there
     for (int p = 0; p < info->dlpi_phnum; p++) {
         if (info->dlpi_phdr[p].p_type != PT_DYNAMIC)
             continue;
@@ -152,7 +154,7 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
         }
         if (symtab && symtab < info->dlpi_addr) // not relocated (the vDSO)
             symtab += info->dlpi_addr, strtab += info->dlpi_addr;
-        if (!symtab || strtab <= symtab)
+        if (!symtab || strtab <= symtab || strtab - symtab > (64u << 20))
             continue;
         const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
         const size_t n = (strtab - symtab) / sizeof *sym;
