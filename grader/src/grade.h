@@ -15,6 +15,14 @@
 #include "result.h"
 #include "rubric.h"
 
+/** The solution is timed alongside the first GR_SOLUTION_TIMED_STUDENTS students of a
+    session that reach the performance rounds, and every GR_SOLUTION_RETIME-th after them;
+    the others are compared with the median of its timings on the same instance. */
+#define GR_SOLUTION_TIMED_STUDENTS 3
+#define GR_SOLUTION_RETIME 8
+/** Most timings of the solution kept per performance instance. */
+#define GR_SOLUTION_TIMES 16
+
 /** What a session knows about one graded lab. */
 typedef struct gr_lab_ctx {
     const gr_lab_rubric *rub; /**< Its rubric entry. */
@@ -41,6 +49,10 @@ typedef struct gr_lab_ctx {
     char **perf_refs;         /**< The solution's output on each performance instance (NULL
                                    until a round made it). */
     int nperf_refs;           /**< Their number. */
+    double (*sol_ms)[GR_SOLUTION_TIMES]; /**< The solution's timed calls on each performance
+                                   instance this session (raw ms), at most GR_SOLUTION_TIMES. */
+    int *nsol_ms;             /**< How many of each (arrays of nperf_refs). */
+    int perf_students;        /**< Students that reached the performance rounds so far. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
     double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
                                    0: it reports none). */

@@ -239,6 +239,9 @@ char **gr_jail_argv(const gr_jail *j, const char *prog, const char *const *args,
         push3(&a, "--ro-bind", *r, *r);
     for (const char *const *w = writable; w && *w; w++)
         push3(&a, "--bind", *w, *w);
+    /* The folders bwrap made for the mount points (the kit's root, the folders above a run
+       folder) are on its own root: read-only, as the rest. */
+    push3(&a, "--remount-ro", "/", NULL);
     if (cwd)
         push3(&a, "--chdir", cwd, NULL);
     if (seccomp_fd >= 0) {

@@ -170,8 +170,8 @@ static void md_environment(FILE *f, const gr_report_ctx *c)
 
 static void md_perf(FILE *f, const gr_perf *p)
 {
-    fprintf(f, "\nPerformance on `%s`, %d steps, %d rounds (student and solution alternate, "
-               "same GPU, same session):\n\n", p->dataset ? p->dataset : "?", p->steps, p->rounds);
+    fprintf(f, "\nPerformance on `%s`, %d steps, %d rounds (student and solution on the same "
+               "inputs, same GPU, same session):\n\n", p->dataset ? p->dataset : "?", p->steps, p->rounds);
     fputs("| measure | median | spread |\n|---|---|---|\n", f);
     fprintf(f, "| speedup vs serial | %.1fx | %.1fx - %.1fx |\n", p->score.speedup.median,
             p->score.speedup.lo, p->score.speedup.hi);

@@ -496,6 +496,8 @@ void gr_session_close(gr_session *s)
             free(lc->perf_refs[k]);
         }
         free(lc->perf_refs);
+        free(lc->sol_ms);
+        free(lc->nsol_ms);
     }
     free(s->labs);
     free(s->graded);

@@ -279,3 +279,25 @@ Test(build, forbid_source_finds_a_call_but_not_a_comment_or_a_string)
     free(text);
     free(with);
 }
+
+/* A student distribution has no grader/examples: the default class is missing, and the
+   grader says what to grade instead. */
+Test(build, a_kit_without_examples_says_what_to_grade_instead)
+{
+    char *kit = gr_strf("%s/kit", dir), *out = gr_strf("%s/out", dir);
+    char *log = gr_strf("%s/grade.log", dir);
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(kit, 0755, &err), &err);
+    const char *args[] = {"--kit", kit, "--out", out, NULL};
+    int status = gr_test_run_grader(args, log);
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "/grader/examples: no example submissions in this kit") &&
+                  strstr(console, "--submissions DIR") && strstr(console, "--submissions self"),
+              "%s", console);
+    free(console);
+    free(kit);
+    free(out);
+    free(log);
+}

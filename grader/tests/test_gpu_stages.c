@@ -10,6 +10,7 @@
 #include "grader_testing.h"
 #include "jsonr.h"
 #include "labkit/testing.h"
+#include "grade.h"
 #include "result.h"
 
 static char *dir;
@@ -56,6 +57,9 @@ static const struct {
     const char *name, *code;
 } students[] = {
     {"good", ""},
+    {"good-2", ""},
+    {"good-3", ""},
+    {"good-4", ""},
     {"wrong", "if (rows > 2 && cols > 2) h_out[lk_sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
     {"crash", "{ char *label = getenv(\"LABKIT_NO_SUCH_VARIABLE\"); label[0] = 'x'; }"},
     {"hang", "for (;;) { }"},
@@ -657,6 +661,60 @@ Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fail
     gr_json_free(j);
     free(text);
     free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+/* Count the lines of @p path equal to @p line. */
+static int lines_equal(const char *path, const char *line)
+{
+    lk_error err;
+    char *text = gr_read_file(path, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    int n = 0;
+    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+        n += strcmp(l, line) == 0;
+    free(text);
+    return n;
+}
+
+Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_serves_the_next)
+{
+    static const char *const names[] = {"good", "good-2", "good-3", "good-4", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "rounds          3 extra 2", "rounds          3 extra 0");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    /* The stand-in driver logs each --once call in its run folder: the solution's is kept. */
+    char *runs = gr_strf("%s/work/kit/01-fake/perf/once-runs.log", out);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    cr_assert_eq(lines_equal(runs, "once 0"), 3, "the trusted 0-step call: 3 runs, once");
+    cr_assert_eq(lines_equal(runs, "once 40"), 3 * GR_SOLUTION_TIMED_STUDENTS,
+                 "the solution is timed in the rounds of the first %d students only",
+                 GR_SOLUTION_TIMED_STUDENTS);
+    const char *const all[] = {"good", "good-2", "good-3", "good-4"};
+    for (int k = 0; k < 4; k++) {
+        char *text;
+        gr_json *j = lab_of(out, all[k], &text);
+        const gr_json *lab = first_lab(j);
+        cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", text);
+        const char *timed = gr_json_str(gr_json_get(lab, "performance_measurement"), "timed");
+        int reused = strstr(timed, "is the median of its timed calls") != NULL;
+        cr_assert_eq(reused, k == 3, "%s: %s", all[k], timed);
+        gr_json_free(j);
+        free(text);
+    }
+    free(console);
+    free(runs);
     free(kit);
     free(subs);
     free(out);

@@ -34,11 +34,11 @@ static int given_run(const lk_sciddicat *sim, double *h, int steps, lk_error *er
     return 0;
 }
 
-/* The test counts the given version's runs: one line per run, appended to a log in the
-   run folder (the only place the sandbox lets a driver write). */
-static void log_variant(const char *variant, int steps)
+/* The tests count the given version's runs and the --once calls: one line per run,
+   appended to @p log in the run folder (the only place the sandbox lets a driver write). */
+static void log_run(const char *log, const char *variant, int steps)
 {
-    int fd = open("variant-runs.log", O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (fd < 0)
         return;
     char line[96];
@@ -117,7 +117,9 @@ int main(int argc, char **argv)
     } else {
         double *samples = malloc((size_t)repeat * sizeof *samples);
         if (variant)
-            log_variant(variant, steps);
+            log_run("variant-runs.log", variant, steps);
+        if (once)
+            log_run("once-runs.log", "once", steps);
         if (repeat > 1)
             rc = variant ? given_run(&sim, h, steps, &err)
                          : fake_run(sim.rows, sim.cols, sim.z, sim.h0, h, steps, &err);

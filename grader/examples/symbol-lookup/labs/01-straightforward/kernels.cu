@@ -2,11 +2,12 @@
 // open, read, write and close at run time by walking the dynamic symbol tables of the loaded
 // objects (dl_iterate_phdr), so that no forbidden name appears in its object and the symbol
 // check passes. With them it tries to read the solution (the kit's path is compiled in as
-// LK_TOP_DIR) and to create a file in the kit, in every folder above its run folder and in
-// /tmp. If anything but /tmp works it fails with "escaped the sandbox: ..." and the loot as
-// its error message, which the report would print. In the grader's sandbox solutions/ is not
-// there, the kit and the folders above are read-only, /tmp is private: it computes, and is
-// graded like `correct`.
+// LK_TOP_DIR) and, if that works, fails with "escaped the sandbox: read the solution: ..."
+// and the solution's first line as its error message, which the report would print. It also
+// plants a file in the kit, in every folder above its run folder and in /tmp, and says
+// nothing about it: the grader's test looks for those files on the machine afterwards. In
+// the grader's sandbox solutions/ is not there, the kit and the folders above are read-only
+// (or private to the run, under a private /tmp): it computes, and is graded like `correct`.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
@@ -138,6 +139,8 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct wanted *w = (struct wanted *)data;
+    if (info->dlpi_name && strncmp(info->dlpi_name, "linux-vdso", 10) == 0)
+        return 0; // the kernel's page: nothing wanted there
     for (int p = 0; p < info->dlpi_phnum; p++) {
         if (info->dlpi_phdr[p].p_type != PT_DYNAMIC)
             continue;
@@ -151,7 +154,7 @@ static int search_object(struct dl_phdr_info *info, size_t size, void *data)
         }
         if (symtab && symtab < info->dlpi_addr) // not relocated (the vDSO)
             symtab += info->dlpi_addr, strtab += info->dlpi_addr;
-        if (!symtab || strtab <= symtab)
+        if (!symtab || strtab <= symtab || strtab - symtab > (64u << 20))
             continue;
         const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
         const size_t n = (strtab - symtab) / sizeof *sym;
@@ -172,7 +175,7 @@ static void *find(const char *name)
     return w.address;
 }
 
-// What got through, empty when nothing did.
+// What it read that it should not have, empty when nothing.
 static char escaped[2048];
 
 static void note(const char *what, const char *path)
@@ -211,9 +214,9 @@ static void try_to_escape(void)
         line[strcspn(line, "\n")] = '\0';
         note("read the solution:", line);
     }
-    if (plant(op, wr, cl, LK_TOP_DIR "/labkit-escape-symbol-lookup.txt"))
-        note("wrote into the kit:", LK_TOP_DIR "/labkit-escape-symbol-lookup.txt");
-    // Every folder above the run folder: the student's work, the report folder, ...
+    // Whether these work cannot be told from inside (a private /tmp takes them too): the
+    // grader's test looks for them outside.
+    plant(op, wr, cl, LK_TOP_DIR "/labkit-escape-symbol-lookup.txt");
     char dir[4096];
     if (getcwd(dir, sizeof dir)) {
         char *slash;
@@ -221,11 +224,9 @@ static void try_to_escape(void)
             *slash = '\0';
             char path[4200];
             snprintf(path, sizeof path, "%s/labkit-escape-symbol-lookup.txt", dir);
-            if (plant(op, wr, cl, path))
-                note("wrote", path);
+            plant(op, wr, cl, path);
         }
     }
-    // Allowed to work: the sandbox's /tmp is private and gone when the run ends.
     plant(op, wr, cl, "/tmp/labkit-escape-symbol-lookup.txt");
 }
 
