@@ -52,6 +52,20 @@ static void add_compiler_dirs(gr_kit *kit, const char *command)
     pclose(p);
 }
 
+/* The MPI headers' folders, from the trusted `mpicc --showme:incdirs` (lab 07's files
+   include <mpi.h>); nothing where Open MPI is not installed. */
+static void add_mpi_dirs(gr_kit *kit)
+{
+    FILE *p = popen("mpicc --showme:incdirs 2>/dev/null", "r");
+    if (!p)
+        return;
+    char line[4096];
+    while (fgets(line, sizeof line, p))
+        for (char *dir = strtok(line, " \t\r\n"); dir; dir = strtok(NULL, " \t\r\n"))
+            add_dir(kit, dir);
+    pclose(p);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -72,6 +86,7 @@ int gr_kit_init(gr_kit *kit, const char *top, const char *lib, const char *cuda_
     add_compiler_dirs(kit, "gcc -E -v -x c /dev/null 2>&1 >/dev/null");
     add_compiler_dirs(kit, "g++ -E -v -x c++ /dev/null 2>&1 >/dev/null");
     add_dir(kit, "/usr/include");
+    add_mpi_dirs(kit);
     if (cuda_home)
         add_dir(kit, cuda_home);
     char *labkit = gr_strf("%s/common/include/labkit", top);
