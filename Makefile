@@ -10,7 +10,8 @@ COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcar
 GEN := $(LK_BUILD)/bin/labkit-gen
 # The serial references live in their labs (one per model); the generator and the manifest
 # test hash datasets with them.
-SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c
+SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c \
+               labs/06-reductions/serial.c
 # Every slides/NN-name.md is a deck; a new lab's deck needs nothing but its file.
 DECKS := $(wildcard slides/[0-9][0-9]-*.md)
 DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))

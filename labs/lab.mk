@@ -83,8 +83,9 @@ check:
 run: $(PROG)
 	$(PROG) --standard --png $(B)/run.png
 
+# A lab that times more than its bench dataset has a bench.sh: PROG [CSV] runs them all.
 bench: $(PROG)
-	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+	$(if $(wildcard $(CURDIR)/bench.sh),$(CURDIR)/bench.sh $(PROG) $(BENCH_CSV),$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV)))
 
 clean:
 	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)
