@@ -32,8 +32,9 @@ int lab06_gpu_run(const lk_reduce_input *in, const char *variant, int steps, dou
 
 /** Fill in->gold and in->bound, the reference the GPU output is judged against: part A
     lab06_serial_reduce() and lk_reduce_sum_bound(), part B lab06_lagrange_barycentric()
-    and lk_lagrange_bound(). */
-void lab06_reference(lk_reduce_input *in);
+    and lk_lagrange_bound(). Returns the seconds it took (part B: the serial barycentric
+    time, the honest baseline of the README). */
+double lab06_reference(lk_reduce_input *in);
 
 /** The serial reference the driver times: part A lab06_serial_reduce(), part B
     lab06_lagrange_naive(); the result does not depend on @p steps. Returns 0. */

@@ -4,6 +4,8 @@
    plans it; judge, hash, report. `make bench` times every variant, CUB's sum included, on
    2^20, 2^24 and 2^28 values, and part B (bench.sh). The harness (labkit/harness.h) owns the
    options, the poisoning, the timing and the reports; the judging rule is labkit/reduce.h. */
+#include <stdio.h>
+
 #include "given.h"
 #include "labkit/reduce_driver.h"
 
@@ -29,8 +31,9 @@ int main(int argc, char **argv)
         lk_reduce_input_free(&in);
         return lk_run_usage_error(&run);
     }
-    if (run.status == 0)
-        lab06_reference(&in);
+    const double reference_s = run.status == 0 ? lab06_reference(&in) : 0.0;
+    if (in.lagrange && run.status == 0)
+        printf("reference barycentric (gold) %.6f s, serial O(S n)\n", reference_s);
     if (lk_run_serial_begin(&run))
         lk_run_serial_end(&run, lab06_serial(&in, run.serial_steps, run.expected, &run.err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;)

@@ -4,7 +4,7 @@
    (labkit/reduce.h); the deterministic variants must give the same bits on every call. */
 #include "helpers.h"
 
-static const char *const sum_variants[] = {"tree", "shuffle", "gridstride", "singlepass",
+static const char *const sum_variants[] = {"singlepass", "tree", "shuffle", "gridstride",
                                            "atomic", "cub"};
 #define NSUM_VARIANTS 6
 
