@@ -37,7 +37,8 @@ int lab06_gpu_run(const lk_reduce_input *in, const char *variant, int steps, dou
 double lab06_reference(lk_reduce_input *in);
 
 /** The serial reference the driver times: part A lab06_serial_reduce(), part B
-    lab06_lagrange_naive(); the result does not depend on @p steps. Returns 0. */
+    lab06_lagrange_naive(), max(@p steps, 1) times (a serial step is the whole reduction
+    or evaluation); the result does not depend on @p steps. Returns 0. */
 int lab06_serial(const lk_reduce_input *in, int steps, double *out, lk_error *err);
 
 /* ---------------------------------------------------------------------------------------
