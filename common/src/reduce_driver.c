@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "labkit/grid_io.h"
+#include "labkit/png.h"
 
 static int load(const lk_options *o, lk_reduce_input *in, int *dataset_steps, char *label,
                 size_t size, lk_error *err)
@@ -26,14 +27,14 @@ int lk_reduce_open(lk_run *run, lk_reduce_input *in)
 {
     if (run->status != 0)
         return -1;
-    if (run->opt.png) {
-        lk_fail(&run->err, "--png: lab %s draws no picture: use --out or --bin",
-                run->lab->name);
-        return lk_run_fail(run);
-    }
     int dataset_steps = -1;
     if (load(&run->opt, in, &dataset_steps, run->label, sizeof run->label, &run->err) != 0)
         return lk_run_fail(run);
+    if (run->opt.png && in->lagrange) {
+        lk_fail(&run->err, "--png: a Lagrange problem has no picture: use --out (x and p(x) "
+                           "per line) and plot it");
+        return lk_run_fail(run);
+    }
     run->steps = lk_run_choose_steps(run, dataset_steps, 0);
     lk_output_shape shape = {.rows = 1, .cols = (int)in->nout, .fields = 1,
                              .judge = lk_reduce_judge, .judge_ctx = in};
@@ -121,8 +122,14 @@ void lk_reduce_report(lk_run *run, const lk_reduce_input *in)
                      "%zu of %zu values out of their bounds: first %s\n", bad, in->nout, where);
     }
     const double *v = lk_run_output(run);
+    char title[320];
+    if (!in->lagrange)
+        snprintf(title, sizeof title, "%s: %.0f cells above %g in rows %.0f-%.0f, columns "
+                 "%.0f-%.0f", run->label, v[LK_OUT_COUNT], in->threshold, v[LK_OUT_ROW_MIN],
+                 v[LK_OUT_ROW_MAX], v[LK_OUT_COL_MIN], v[LK_OUT_COL_MAX]);
     if ((o->out && write_text(o->out, in, v, err) != 0) ||
-        (o->bin && lk_reduce_write_judged(o->bin, in, v, err) != 0))
+        (o->bin && lk_reduce_write_judged(o->bin, in, v, err) != 0) ||
+        (o->png && lk_png_field(o->png, in->field, in->rows, in->cols, title, err) != 0))
         goto failed;
     return;
 failed:

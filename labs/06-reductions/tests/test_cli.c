@@ -57,10 +57,16 @@ Test(cli, variants_must_fit_the_dataset)
     expect_usage_error(d, "--tile");
 }
 
-Test(cli, png_is_refused)
+Test(cli, png_of_a_field_but_not_of_a_polynomial, .init = lk_tmpdir_make,
+     .fini = lk_tmpdir_remove)
 {
-    char *a[] = {"lab06", "--serial", "--gen", "debris:5x9:1", "--png", "x.png", NULL};
-    expect_error(a, "--png");
+    char png[512], out[4096];
+    snprintf(png, sizeof png, "%s", lk_tmp_path("f.png"));
+    char *a[] = {"lab06", "--serial", "--gen", "debris:97x131:7", "--png", png, NULL};
+    cr_assert_eq(run_main(a, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(access(png, F_OK), 0, "no %s", png);
+    char *b[] = {"lab06", "--serial", "--gen", "runge:5x9:0", "--png", png, NULL};
+    expect_error(b, "--png");
 }
 
 /* --out writes the results as text; --bin the judged form: the reference judged against
