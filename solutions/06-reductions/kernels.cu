@@ -43,21 +43,28 @@ __device__ static double block_sum(double v)
     return v;
 }
 
-/* This thread's share of a grid-stride sum: double2 loads, four accumulators. */
-__device__ static double thread_sum(const double *x, size_t n)
+/* This thread's share of a grid-stride sum: four double2 loads in flight per iteration
+   (64 bytes a thread, enough to cover the memory latency at full occupancy), four
+   accumulators so that the additions do not wait on each other. */
+__device__ static double thread_sum(const double *__restrict__ x, size_t n)
 {
-    const double2 *x2 = (const double2 *)x;
+    const double2 *__restrict__ x2 = (const double2 *)x;
     const size_t n2 = n / 2, stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
-    for (; i + stride < n2; i += 2 * stride) {
-        const double2 p = x2[i], q = x2[i + stride];
+    for (; i + 3 * stride < n2; i += 4 * stride) {
+        const double2 p = x2[i], q = x2[i + stride], r = x2[i + 2 * stride],
+                      t = x2[i + 3 * stride];
         a += p.x;
         b += p.y;
         c += q.x;
         d += q.y;
+        a += r.x;
+        b += r.y;
+        c += t.x;
+        d += t.y;
     }
-    if (i < n2) {
+    for (; i < n2; i += stride) {
         const double2 p = x2[i];
         a += p.x;
         b += p.y;
@@ -67,18 +74,30 @@ __device__ static double thread_sum(const double *x, size_t n)
     return (a + b) + (c + d);
 }
 
-/* Blocks of a grid-stride launch: enough to fill every SM, no more than the data needs. */
-static int grid_blocks(size_t n, lk_error *err)
+/* Blocks of a grid-stride launch of @p kernel: as many as fit on the GPU at once (the
+   occupancy calculator, asked once per kernel), no more than the data needs (8 values a
+   thread). One wave: no block waits for another to finish. */
+static int grid_blocks(const void *kernel, size_t n, lk_error *err)
 {
-    static int sms = 0;
-    if (sms == 0) {
-        int dev;
+    static struct {
+        const void *kernel;
+        int blocks;
+    } known[8];
+    int k = 0;
+    while (k < 8 && known[k].kernel && known[k].kernel != kernel)
+        k++;
+    if (k == 8)
+        return lk_fail(err, "grid_blocks: more than 8 kernels");
+    if (!known[k].kernel) {
+        int dev, sms, per_sm;
         LK_CUDA_TRY(err, cudaGetDevice(&dev));
         LK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        LK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
+        known[k].blocks = sms * (per_sm > 0 ? per_sm : 1);
+        known[k].kernel = kernel;
     }
-    const size_t full = (size_t)sms * (2048 / BLOCK);
     const size_t needed = (n + 8 * BLOCK - 1) / (8 * BLOCK);
-    return (int)(needed < full ? (needed > 0 ? needed : 1) : full);
+    return (int)(needed < (size_t)known[k].blocks ? (needed > 0 ? needed : 1) : known[k].blocks);
 }
 
 /* ---- rungs 1 and 2: one value per thread, a pass per level ---------------------------- */
@@ -186,7 +205,10 @@ extern "C" int lab06_sum(lab06_variant variant, const double *d_x, size_t n, dou
 {
     if (variant == LAB06_TREE || variant == LAB06_SHUFFLE)
         return sum_by_passes(variant == LAB06_SHUFFLE, d_x, n, d_work, d_sum, err);
-    const int blocks = grid_blocks(n, err);
+    const void *kernel = variant == LAB06_GRIDSTRIDE   ? (const void *)gridstride_partials
+                         : variant == LAB06_SINGLEPASS ? (const void *)singlepass_sum
+                                                       : (const void *)atomic_sum;
+    const int blocks = grid_blocks(kernel, n, err);
     if (blocks <= 0)
         return -1;
     switch (variant) {
@@ -288,7 +310,7 @@ extern "C" int lab06_stats(const double *d_x, int rows, int cols, double thresho
                            lab06_field_stats *d_stats, lk_error *err)
 {
     const size_t n = (size_t)rows * cols;
-    const int blocks = grid_blocks(n / 4 + 1, err);
+    const int blocks = grid_blocks((const void *)stats_pass, n / 4 + 1, err);
     if (blocks <= 0)
         return -1;
     stats_init<<<1, 1>>>(d_stats, rows, cols);
