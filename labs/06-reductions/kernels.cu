@@ -13,24 +13,36 @@
 #include "lab.h"
 #include "labkit/cuda_check.h"
 
-/* TODO 1 (tree): a kernel where each block loads one value per thread into shared memory
+/* TODO 1: max, count of values above the threshold, bounding box of their cells, in one
+   pass (grid-stride loop, warp shuffles, then one atomic per warp or block). These are
+   exact in any order, so atomics are fine: atomicMin/atomicMax on ints, atomicAdd on the
+   count, and for the max of doubles an order-preserving map to unsigned long long (NaN
+   above everything: the max of a field with a NaN is NaN). Initialise *d_stats first. */
+extern "C" int lab06_stats(const double *d_x, int rows, int cols, double threshold,
+                           lab06_field_stats *d_stats, lk_error *err)
+{
+    return lk_fail(err, "TODO 1 in kernels.cu: lab06_stats (max, count, bounding box) is not "
+                        "written yet");
+}
+
+/* TODO 2 (tree): a kernel where each block loads one value per thread into shared memory
    (0.0 past the end) and adds them in a tree: stride blockDim/2, /4, ... 1, with
    __syncthreads() between levels; thread 0 writes the block's partial sum. Launch it pass
    after pass, partial sums into d_work, until one block is left: it writes *d_sum.
 
-   TODO 2 (shuffle): the same passes, but inside a block: __shfl_down_sync within each warp,
+   TODO 3 (shuffle): the same passes, but inside a block: __shfl_down_sync within each warp,
    one shared slot per warp, and the first warp adds the slots.
 
-   TODO 3 (gridstride): a grid just large enough to fill the GPU (cudaDevAttrMultiProcessorCount
+   TODO 4 (gridstride): a grid just large enough to fill the GPU (cudaDevAttrMultiProcessorCount
    x blocks per SM); each thread adds many values (i += gridDim.x * blockDim.x), wide loads
    (double2) and several accumulators; one partial per block into d_work; a second kernel of
    one block adds the partials into *d_sum.
 
-   TODO 4 (singlepass): as gridstride in one kernel: each block writes its partial,
+   TODO 5 (singlepass): as gridstride in one kernel: each block writes its partial,
    __threadfence(), takes a ticket with atomicAdd(d_counter, 1); the block with the last
    ticket adds all partials in a fixed order, writes *d_sum, and sets *d_counter back to 0.
 
-   TODO 5 (atomic): zero *d_sum (cudaMemsetAsync), then each block atomicAdd's its partial.
+   TODO 6 (atomic): zero *d_sum (cudaMemsetAsync), then each block atomicAdd's its partial.
    Measure how many bits change from run to run (README, question 3).
 
    The order of the additions of the first four must depend only on n and the device:
@@ -41,20 +53,8 @@ extern "C" int lab06_sum(lab06_variant variant, const double *d_x, size_t n, dou
     static const char *const names[LAB06_NVARIANTS] = {"tree", "shuffle", "gridstride",
                                                        "singlepass", "atomic"};
     return lk_fail(err, "TODO %d in kernels.cu: lab06_sum, variant %s, is not written yet",
-                   (int)variant + 1,
+                   (int)variant + 2,
                    (int)variant >= 0 && (int)variant < LAB06_NVARIANTS ? names[variant] : "?");
-}
-
-/* TODO 6: max, count of values above the threshold, bounding box of their cells, in one
-   pass (grid-stride loop, warp shuffles, then one atomic per warp or block). These are
-   exact in any order, so atomics are fine: atomicMin/atomicMax on ints, atomicAdd on the
-   count, and for the max of doubles an order-preserving map to unsigned long long (NaN
-   above everything: the max of a field with a NaN is NaN). Initialise *d_stats first. */
-extern "C" int lab06_stats(const double *d_x, int rows, int cols, double threshold,
-                           lab06_field_stats *d_stats, lk_error *err)
-{
-    return lk_fail(err, "TODO 6 in kernels.cu: lab06_stats (max, count, bounding box) is not "
-                        "written yet");
 }
 
 /* TODO 7: Lagrange interpolation. For each point s, ys[s] = sum over j of y_j L_j(xs_s),
