@@ -332,8 +332,10 @@ static void launch_label(const lk_lab *lab, const lk_options *o, launch *l)
     int n = v ? snprintf(p, size, "variant %s, ", v->name) : 0;
     if (lab->options & LK_OPT_TILE)
         snprintf(p + n, size - n, "tile %dx%d", l->tile_x, l->tile_y);
-    else
+    else if (o->block_x > 0)
         snprintf(p + n, size - n, "block %dx%d", o->block_x, o->block_y);
+    else if (n >= 2) /* the lab's code chooses its blocks (lab 06): the variant alone */
+        p[n - 2] = '\0';
 }
 
 static void add_launch(lk_run *run, int variant)
