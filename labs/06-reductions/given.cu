@@ -14,15 +14,17 @@ extern "C" {
 
 /* The fastest rung comes first: it is what runs (and what the grader times) by default. */
 const lk_variant lab06_variants[] = {
-    {"singlepass", ": one kernel, the last block to finish adds the partial sums (default)"},
-    {"tree", ": shared-memory tree, one value per thread, a pass per level"},
-    {"shuffle", ": warp shuffles, one value per thread, a pass per level"},
-    {"gridstride", ": several values per thread, then one block adds the partial sums"},
-    {"atomic", ": one atomicAdd per block (not reproducible bit for bit)", 0, 0, 0, 1},
+    {"singlepass", ": one kernel, the last block to finish adds the partial sums (default)",
+     0, 0, 0, 0, 0},
+    {"tree", ": shared-memory tree, one value per thread, a pass per level", 0, 0, 0, 0, 0},
+    {"shuffle", ": warp shuffles, one value per thread, a pass per level", 0, 0, 0, 0, 0},
+    {"gridstride", ": several values per thread, then one block adds the partial sums",
+     0, 0, 0, 0, 0},
+    {"atomic", ": one atomicAdd per block (not reproducible bit for bit)", 0, 0, 0, 1, 0},
     /* CUB does not promise the same bits run after run: judged, like atomic. */
-    {"cub", ": given baseline, cub::DeviceReduce::Sum (max, count, box: yours)", 0, 0, 0, 1},
+    {"cub", ": given baseline, cub::DeviceReduce::Sum (max, count, box: yours)", 0, 0, 0, 1, 0},
     {"lagrange", ": part B, the Lagrange datasets (their default)", 0, 0, 0, 0, 1},
-    {0}};
+    {NULL, NULL, 0, 0, 0, 0, 0}};
 
 /* The rung of lab06_sum() of each entry of lab06_variants before cub. */
 static const lab06_variant rungs[LAB06_NVARIANTS] = {LAB06_SINGLEPASS, LAB06_TREE,
