@@ -11,7 +11,7 @@ GEN := $(LK_BUILD)/bin/labkit-gen
 # The serial references live in their labs (one per model); the generator and the manifest
 # test hash datasets with them.
 SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c
-SERIAL_REFS += labs/05-diamond-tiling/serial.c
+SERIAL_REFS += labs/05-diamond-tiling/serial.c labs/06-reductions/serial.c
 # Every slides/NN-name.md is a deck; a new lab's deck needs nothing but its file.
 DECKS := $(wildcard slides/[0-9][0-9]-*.md)
 DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))

@@ -6,9 +6,11 @@
 
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
+#include "labkit/reduce.h"
 #include "labkit/sciddicat.h"
 #include "labkit/swe.h"
 #include "labkit/vstring.h"
+#include "../labs/06-reductions/given.h"
 
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
@@ -114,6 +116,23 @@ static int expect_vstring(const char *manifest_path, const char *name, lk_error 
     free(y);
     lk_vstring_free(&sim);
     return rc;
+/* Lab 06's hash: the serial reference's raw results (a field's sum, max, count and box; a
+   Lagrange problem's naive values) as little-endian doubles. */
+static int expect_reduce(const char *manifest_path, const char *name, lk_error *err)
+{
+    lk_reduce_input in;
+    char hex[33];
+    if (lk_reduce_load_dataset(manifest_path, name, &in, NULL, NULL, err) != 0)
+        return -1;
+    if (in.lagrange)
+        lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+    else
+        lab06_serial_reduce(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+    int rc = lk_binary_md5(in.gold, in.nout, hex, err);
+    if (rc == 0)
+        printf("%s\n", hex);
+    lk_reduce_input_free(&in);
+    return rc ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -164,6 +183,17 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "swe") == 0) {
         if (expect_swe(manifest_path, argv[1], &err) != 0)
+            lk_die("labkit-gen", &err);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[0], "dataset") == 0 && strcmp(model, "reduce") == 0) {
+        lk_fail(&err, "%s: dataset '%s' is a lab 06 dataset: it has no input files; the "
+                      "driver generates it from its spec (--dataset %s)", manifest_path,
+                argv[1], argv[1]);
+        lk_die("labkit-gen", &err);
+    }
+    if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "reduce") == 0) {
+        if (expect_reduce(manifest_path, argv[1], &err) != 0)
             lk_die("labkit-gen", &err);
         return 0;
     }

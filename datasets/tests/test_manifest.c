@@ -5,7 +5,9 @@
 
 #include "labkit/manifest.h"
 #include "labkit/md5.h"
+#include "labkit/reduce.h"
 #include "labkit/sciddicat.h"
+#include "../../labs/06-reductions/given.h"
 #include "labkit/testing.h"
 #include "labkit/vstring.h"
 
@@ -122,5 +124,33 @@ Test(manifest, string_dataset_hashes, .timeout = 600)
             checked++;
         }
     cr_assert_geq(checked, 7, "expected at least 7 string datasets, found %d", checked);
+/* Lab 06's datasets: the serial reference's raw results hash to the manifest's md5 (the two
+   largest fields are left to `labkit-gen expect`: 2^24 and 2^28 values). */
+Test(manifest, reduction_dataset_hashes, .timeout = 300)
+{
+    lk_manifest m;
+    read_manifest(&m);
+    char manifest[4096];
+    lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+    int checked = 0;
+    for (int i = 0; i < m.n; i++) {
+        if (strcmp(m.e[i].model, "reduce") != 0 || strcmp(m.e[i].name, "reduce-2p24") == 0 ||
+            strcmp(m.e[i].name, "reduce-2p28") == 0)
+            continue;
+        lk_reduce_input in;
+        char md5[33], hex[33];
+        lk_error err;
+        LK_ASSERT_OK(lk_reduce_load_dataset(manifest, m.e[i].name, &in, NULL, md5, &err), &err);
+        if (in.lagrange)
+            lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+        else
+            lab06_serial_reduce(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+        LK_ASSERT_OK(lk_binary_md5(in.gold, in.nout, hex, &err), &err);
+        cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s, the manifest "
+                         "says %s", m.e[i].name, hex, md5);
+        lk_reduce_input_free(&in);
+        checked++;
+    }
+    cr_assert_geq(checked, 10, "expected at least 10 lab 06 datasets, found %d", checked);
     lk_manifest_free(&m);
 }

@@ -44,6 +44,11 @@ typedef struct lk_variant {
     int given;          /**< 1: a given version `--bench` compares the lab's code with. */
     int cpu;            /**< 1: runs on the CPU (lab 07's CPU back end): the run needs no GPU,
                              and `--bench` leaves it out. */
+    /** 1: its floating-point order may change from run to run (atomics): its timed outputs
+        are judged by lk_output_shape::judge, not compared bit for bit with the first. */
+    int reorders;
+    /** 1: runs only when `--variant` names it (code for other datasets than the rest). */
+    int named_only;
 } lk_variant;
 
 /** Everything the harness needs to know about a lab: data only. */
@@ -104,6 +109,13 @@ typedef struct lk_output_shape {
     double min_bytes_per_cell_step; /**< Bytes any step must move per cell (the bound --bench
                                          quotes; 0: none). */
     size_t copy_bytes;           /**< Bytes of the copy that measures the copy bandwidth. */
+    /** Labs with a tolerance policy (lab 06): judges a GPU output against the model's own
+        reference with bounds derived from the algorithm; returns the number of values out
+        of bounds and says where the first is in @p buf. Used instead of the bit-for-bit
+        comparison with the serial output under `--bench`, and with the first run for a
+        variant that lk_variant::reorders. NULL: bit for bit. */
+    size_t (*judge)(const void *ctx, const double *got, char *buf, size_t size);
+    const void *judge_ctx;       /**< What @ref judge gets as its first argument. */
 } lk_output_shape;
 
 /** One call of the lab's GPU code, as lk_run_next_gpu_call() describes it. */
