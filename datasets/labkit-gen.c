@@ -116,6 +116,8 @@ static int expect_vstring(const char *manifest_path, const char *name, lk_error 
     free(y);
     lk_vstring_free(&sim);
     return rc;
+}
+
 /* Lab 06's hash: the serial reference's raw results (a field's sum, max, count and box; a
    Lagrange problem's naive values) as little-endian doubles. */
 static int expect_reduce(const char *manifest_path, const char *name, lk_error *err)

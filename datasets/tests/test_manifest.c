@@ -124,6 +124,9 @@ Test(manifest, string_dataset_hashes, .timeout = 600)
             checked++;
         }
     cr_assert_geq(checked, 7, "expected at least 7 string datasets, found %d", checked);
+    lk_manifest_free(&m);
+}
+
 /* Lab 06's datasets: the serial reference's raw results hash to the manifest's md5 (the two
    largest fields are left to `labkit-gen expect`: 2^24 and 2^28 values). */
 Test(manifest, reduction_dataset_hashes, .timeout = 300)
