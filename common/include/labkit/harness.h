@@ -42,13 +42,14 @@ typedef struct lk_variant {
     int tile_x;         /**< Its default tile's width (labs with LK_OPT_TILE). */
     int tile_y;         /**< Its default tile's height. */
     int given;          /**< 1: a given version `--bench` compares the lab's code with. */
-    int cpu;            /**< 1: runs on the CPU (lab 07's CPU back end): the run needs no GPU,
-                             and `--bench` leaves it out. */
+    /* Lab 06's given.cu (C++) initialises these positionally: new fields go at the end. */
     /** 1: its floating-point order may change from run to run (atomics): its timed outputs
         are judged by lk_output_shape::judge, not compared bit for bit with the first. */
     int reorders;
     /** 1: runs only when `--variant` names it (code for other datasets than the rest). */
     int named_only;
+    int cpu;            /**< 1: runs on the CPU (lab 07's CPU back end): the run needs no GPU,
+                             and `--bench` leaves it out. */
 } lk_variant;
 
 /** Everything the harness needs to know about a lab: data only. */
