@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include <cuda_pipeline.h>
+
 #include "lab.h"
 #include "labkit/cuda_check.h"
 
@@ -266,19 +268,44 @@ __device__ static inline int divide_small(int k, unsigned magic)
     return (int)__umulhi((unsigned)k, magic);
 }
 
-__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
+// Start copying altitude and thickness of the tile from (i0, j0) and two rings into s_z and
+// s_h (sw columns, ns cells), asynchronously: the copies of the next tile fly while the block
+// computes the current one. Cells outside the grid get 0 (never used).
+__device__ static inline void stage_tile(int i0, int j0, int rows, int cols, int sw, int ns,
+                                         unsigned sw_magic, const double *__restrict__ z,
+                                         const double *__restrict__ h, double *s_z, double *s_h)
+{
+    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < ns; k += blockDim.x * blockDim.y) {
+        const int r = divide_small(k, sw_magic);
+        const int gi = i0 - 2 + r, gj = j0 - 2 + (k - r * sw);
+        if (gi >= 0 && gj >= 0 && gi < rows && gj < cols) {
+            const size_t at = lk_sciddicat_at(gi, gj, cols);
+            __pipeline_memcpy_async(&s_z[k], &z[at], sizeof(double));
+            __pipeline_memcpy_async(&s_h[k], &h[at], sizeof(double));
+        } else {
+            s_z[k] = 0.0;
+            s_h[k] = 0.0;
+        }
+    }
+    __pipeline_commit();
+}
+
+// nbuf: 2 to stage the next tile while computing this one (double buffering), 1 when two
+// buffers would not fit (fast_buffers).
+__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols, int nbuf,
                                                   const double *__restrict__ z,
                                                   const double *__restrict__ h_in,
                                                   double *__restrict__ h_out, lab04_box *boxes)
 {
     extern __shared__ double smem[];
     __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
-    const int tw = blockDim.x, th = blockDim.y, nthreads = tw * th;
+    const int tw = blockDim.x, th = blockDim.y;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
     const int sw = tw + 4, ns = sw * (th + 4), fw = tw + 2, nf = fw * (th + 2);
-    const int nring = 2 * (tw + th);
+    const int nthreads = tw * th, nring = 2 * (tw + th);
     const unsigned sw_magic = 0xffffffffu / (unsigned)sw + 1u;
-    double *s_z = smem, *s_h = smem + ns, *s_f = smem + 2 * ns; // s_f: 4 layers of nf
+    // Buffer b: altitude at smem + 2*b*ns, thickness after it; then 4 layers of nf outflows.
+    double *s_f = smem + 2 * nbuf * ns;
     const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
     if (tid == 0) {
         s_wet[0] = s_wet[2] = 0x7fffffff;
@@ -293,20 +320,34 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
     // __syncthreads() inside are reached by all its threads.
     const int tiles_x = lab04_box_is_empty(region) ? 0 : (region.c1 - region.c0 + tw) / tw;
     const int tiles_y = lab04_box_is_empty(region) ? 0 : (region.r1 - region.r0 + th) / th;
+    const int ntiles = tiles_x * tiles_y;
     const int sp = (ty + 2) * sw + tx + 2, fk = (ty + 1) * fw + tx + 1; // this thread's cell
-    for (int t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
-        // The tile's first cell; a last partial tile runs past the region, into cells whose
-        // update is exact as well (or out of the interior: skipped).
+    // Tile t's first cell is (region.r0 + (t / tiles_x) * th, region.c0 + (t % tiles_x) * tw);
+    // a last partial tile runs past the region, into cells whose update is exact as well (or
+    // out of the interior: skipped).
+    if (nbuf == 2 && (int)blockIdx.x < ntiles)
+        stage_tile(region.r0 + (blockIdx.x / tiles_x) * th, region.c0 + (blockIdx.x % tiles_x) * tw,
+                   rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
+    int b = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const int i0 = region.r0 + (t / tiles_x) * th, j0 = region.c0 + (t % tiles_x) * tw;
-        for (int k = tid; k < ns; k += nthreads) {
-            const int r = divide_small(k, sw_magic);
-            const int gi = i0 - 2 + r, gj = j0 - 2 + (k - r * sw);
-            const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
-            const size_t at = inside ? lk_sciddicat_at(gi, gj, cols) : 0;
-            s_z[k] = inside ? z[at] : 0.0;
-            s_h[k] = inside ? h_in[at] : 0.0;
+        // Every thread is past the last tile's second barrier: nobody reads the buffer that
+        // is written now any more.
+        if (nbuf == 1) {
+            stage_tile(i0, j0, rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
+            __pipeline_wait_prior(0);
+        } else {
+            const int next = t + gridDim.x;
+            if (next < ntiles)
+                stage_tile(region.r0 + (next / tiles_x) * th, region.c0 + (next % tiles_x) * tw,
+                           rows, cols, sw, ns, sw_magic, z, h_in, smem + 2 * (b ^ 1) * ns,
+                           smem + 2 * (b ^ 1) * ns + ns);
+            else
+                __pipeline_commit(); // an empty group: the wait below counts groups
+            __pipeline_wait_prior(1);
         }
-        __syncthreads(); // (also: every thread is done reading the last tile's s_f)
+        __syncthreads(); // this tile staged; every thread done reading the last tile's s_f
+        const double *s_z = smem + 2 * b * ns, *s_h = s_z + ns;
 
         // Own cell (i, j); i, j >= 1 since the region is interior.
         const int i = i0 + ty, j = j0 + tx;
@@ -348,7 +389,7 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
             const double into_tile = dir == 0 ? f[0] : dir == 1 ? f[1] : dir == 2 ? f[2] : f[3];
             s_f[dir * nf + (r + 1) * fw + c + 1] = into_tile;
         }
-        __syncthreads(); // (also: every thread is done reading s_z and s_h of this tile)
+        __syncthreads(); // (also: every thread is done reading this tile's s_z and s_h)
 
         if (interior) {
             const double out[4] = {s_f[fk], s_f[nf + fk], s_f[2 * nf + fk], s_f[3 * nf + fk]};
@@ -363,8 +404,9 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
                 wc1 = max(wc1, j);
             }
         }
-        // No barrier here: the next tile's loads overwrite only s_z and s_h, and its
-        // outflows reach s_f after its first barrier, once every thread has read this one's.
+        // No barrier here: the next tile's staging writes only s_z and s_h, and its outflows
+        // reach s_f after its first barrier, once every thread has read this one's.
+        b ^= nbuf - 1;
     }
 
     if (wr1 >= 0) {
@@ -385,6 +427,15 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
 
 // ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
 // disagree.
+
+// The fast kernel double-buffers its staged tile while both buffers and the outflows fit in
+// 48 KiB (every tile up to 64x8 or 32x16; no opt-in needed, several blocks per SM).
+static int fast_buffers(int tile_x, int tile_y)
+{
+    const size_t staged = 2 * (size_t)(tile_x + 4) * (tile_y + 4);
+    const size_t flows = LK_SCIDDICAT_NFLOWS * (size_t)(tile_x + 2) * (tile_y + 2);
+    return (2 * staged + flows) * sizeof(double) <= 48 * 1024 ? 2 : 1;
+}
 
 static int launch_shape(lab04_variant variant, lab04_process process, int tile_x, int tile_y,
                         lab04_kernel_info *out, lk_error *err)
@@ -407,7 +458,8 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else if (variant == LAB04_FAST && process == LAB04_STEP)
         *out = (lab04_kernel_info){(const void *)step_fast, tile_x, tile_y,
-                                   (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
+                                   (2 * (size_t)fast_buffers(tile_x, tile_y) * (tile_x + 4) *
+                                        (tile_y + 4) +
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else
         return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
@@ -520,7 +572,7 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
         resident_blocks(&k, rows, cols, tile_x, tile_y, &blocks, err) != 0)
         return -1;
     step_fast<<<blocks, dim3(k.block_x, k.block_y), k.dynamic_shared_bytes>>>(
-        step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+        step, rows, cols, fast_buffers(tile_x, tile_y), d_z, d_h_in, d_h_out, d_boxes);
     LK_LAUNCH_TRY(err);
     return 0;
 }
