@@ -1,6 +1,8 @@
 // Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, a fused
-// one-kernel step, and the fused step restricted to the cells near the debris (fast). The arithmetic is the shared per-cell code (lab04_cell_flows,
-// lab04_cell_width), so every variant equals the serial reference bit for bit.
+// one-kernel step, and the fused step restricted to the cells near the debris (fast). The
+// arithmetic is the shared per-cell code (lab04_cell_flows, lab04_cell_width), or for the
+// fused steps cell_flows_fast, the same operations in the same order with a cheaper division,
+// so every variant equals the serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
@@ -205,6 +207,7 @@ LK_HD static inline void cell_flows_fast(const double z[5], const double h[5], d
 // are staged for the tile plus two rings, the outflows of the tile plus one ring are computed
 // into shared memory (0 for border cells: the reset folded in), then the tile's width update
 // writes h_out. Global traffic per cell and step: read z and h, write h (24 B instead of 128).
+// Still cells skip their outflows (lk_sciddicat_is_still).
 
 // The bounds keep it within 64 registers, so a 32x32 block launches on every supported GPU.
 __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const double *__restrict__ z,
