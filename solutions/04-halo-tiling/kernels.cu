@@ -1,9 +1,15 @@
 // Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, a fused
-// one-kernel step, and the fused step restricted to the cells near the debris (fast). The arithmetic is the shared per-cell code (lab04_cell_flows,
-// lab04_cell_width), so every variant equals the serial reference bit for bit.
+// one-kernel step, and the fused step restricted to the cells near the debris (fast). The
+// arithmetic is the shared per-cell code (lab04_cell_flows, lab04_cell_width), or for the
+// fused steps cell_flows_fast, the same operations in the same order with a cheaper division,
+// so every variant equals the serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
+
+#include <string.h>
+
+#include <cuda_pipeline.h>
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
@@ -119,10 +125,89 @@ __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
     h[at] = lab04_cell_width(h[at], in, out);
 }
 
+// ---- The outflows of one cell, cheaper on the GPU than lab04_cell_flows and bit-identical to
+// it (the same additions in the same order, the same correctly rounded quotient): on a wet grid
+// the fused steps spend most of their time in the elimination loop, not in memory traffic.
+
+// High 32 bits of a double (sign, exponent, top of the significand).
+LK_HD static inline unsigned high_word(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (unsigned)__double2hiint(x);
+#else
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return (unsigned)(b >> 32);
+#endif
+}
+
+// s / d for d in 1..5 and r = RN(1/d): the correctly rounded quotient of the `/` operator,
+// without its reciprocal iterations. q = s * r is faithful, the remainder s - q*d is then exact
+// (one FMA), and q + rem * r rounds to RN(s/d) (Markstein's theorem). That holds while nothing
+// underflows or overflows: |s| in [2^-960, 2^960), else the real division runs. For d = 1, 2, 4
+// the product is already exact and the remainder 0.
+LK_HD static inline double divide_by(double s, double d, double r)
+{
+    const unsigned biased_exponent_bits = high_word(s) & 0x7ff00000u;
+    if (biased_exponent_bits - (63u << 20) >= ((1983u - 63u) << 20))
+        return s / d;
+    const double q = s * r;
+    return fma(fma(-q, d, s), r, q);
+}
+
+// s / count for count in 1..4 (the rounds after the first, which divides by 5).
+LK_HD static inline double divide_by_count_upto4(double s, int count)
+{
+    return divide_by(s, count == 4 ? 4.0 : count == 3 ? 3.0 : count == 2 ? 2.0 : 1.0,
+                     count == 4 ? 0.25 : count == 3 ? 1.0 / 3.0 : count == 2 ? 0.5 : 1.0);
+}
+
+LK_HD static inline int count_bits(unsigned x)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+// lab04_cell_flows, restructured: u[n] kept in the average are the set bits of `keep`; the sum
+// adds -0.0 (x + -0.0 is x to the bit, zeros included) for the others, so every kept term is
+// added in the reference's order; the first round, where all five are kept, is peeled.
+LK_HD static inline void cell_flows_fast(const double z[5], const double h[5], double f[4])
+{
+    const double m = h[0] - LK_SCIDDICAT_P_EPSILON;
+    const double u0 = z[0] + LK_SCIDDICAT_P_EPSILON, u1 = z[1] + h[1], u2 = z[2] + h[2],
+                 u3 = z[3] + h[3], u4 = z[4] + h[4];
+    double average = divide_by(((((m + u0) + u1) + u2) + u3) + u4, 5.0, 0.2);
+    unsigned keep = 31u;
+    for (;;) {
+        const unsigned drop = keep & ((unsigned)(average <= u0) | (unsigned)(average <= u1) << 1 |
+                                      (unsigned)(average <= u2) << 2 |
+                                      (unsigned)(average <= u3) << 3 |
+                                      (unsigned)(average <= u4) << 4);
+        if (drop == 0)
+            break;
+        keep &= ~drop;
+        double s = m;
+        s += (keep & 1u) ? u0 : -0.0;
+        s += (keep & 2u) ? u1 : -0.0;
+        s += (keep & 4u) ? u2 : -0.0;
+        s += (keep & 8u) ? u3 : -0.0;
+        s += (keep & 16u) ? u4 : -0.0;
+        average = keep != 0 ? divide_by_count_upto4(s, count_bits(keep)) : s;
+    }
+    f[0] = (keep & 2u) ? (average - u1) * LK_SCIDDICAT_P_R : 0.0;
+    f[1] = (keep & 4u) ? (average - u2) * LK_SCIDDICAT_P_R : 0.0;
+    f[2] = (keep & 8u) ? (average - u3) * LK_SCIDDICAT_P_R : 0.0;
+    f[3] = (keep & 16u) ? (average - u4) * LK_SCIDDICAT_P_R : 0.0;
+}
+
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
 // are staged for the tile plus two rings, the outflows of the tile plus one ring are computed
 // into shared memory (0 for border cells: the reset folded in), then the tile's width update
 // writes h_out. Global traffic per cell and step: read z and h, write h (24 B instead of 128).
+// Still cells skip their outflows (lk_sciddicat_is_still).
 
 // The bounds keep it within 64 registers, so a 32x32 block launches on every supported GPU.
 __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const double *__restrict__ z,
@@ -149,10 +234,11 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     const int sp = (ly + 1) * pw + lx + 1, s = ly * bw + lx;
     const bool corner = (lx == 0 || lx == bw - 1) && (ly == 0 || ly == bh - 1);
     double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-    if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1) {
+    if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1 &&
+        !lk_sciddicat_is_still(s_h[sp])) {
         const double zn[5] = {s_z[sp], s_z[sp - pw], s_z[sp - 1], s_z[sp + 1], s_z[sp + pw]};
         const double hn[5] = {s_h[sp], s_h[sp - pw], s_h[sp - 1], s_h[sp + 1], s_h[sp + pw]};
-        lab04_cell_flows(zn, hn, f);
+        cell_flows_fast(zn, hn, f);
     }
     for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
         s_f[k * nb + s] = f[k];
@@ -173,21 +259,56 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 //
 // The host never learns the region: a fixed grid of persistent blocks reads it from the
 // boxes and walks its tiles. The block is the tile; it stages altitude and thickness of the
-// tile and two rings (all loads of a tile in flight at once), computes the outflows of the
-// tile and one ring into shared memory, then the tile's width update, and grows the box of
-// the cells it leaves wet (one atomic per block).
+// tile and two rings (all loads of a tile in flight at once). On a wet grid the step is bound
+// by the outflow arithmetic, not by memory, so each thread computes its own cell's outflows
+// once, into registers; the threads of the first warps then compute the one-cell ring's, of
+// which only the outflow into the tile is kept; one barrier later, the width update reads
+// its inflows from shared memory and its outflows from registers.
 
-__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
+// floor(k / d) for 0 <= k, k * d < 2^32, with magic = ceil(2^32 / d): no integer division.
+__device__ static inline int divide_small(int k, unsigned magic)
+{
+    return (int)__umulhi((unsigned)k, magic);
+}
+
+// Start copying altitude and thickness of the tile from (i0, j0) and two rings into s_z and
+// s_h (sw columns, ns cells), asynchronously: the copies of the next tile fly while the block
+// computes the current one. Cells outside the grid get 0 (never used).
+__device__ static inline void stage_tile(int i0, int j0, int rows, int cols, int sw, int ns,
+                                         unsigned sw_magic, const double *__restrict__ z,
+                                         const double *__restrict__ h, double *s_z, double *s_h)
+{
+    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < ns; k += blockDim.x * blockDim.y) {
+        const int r = divide_small(k, sw_magic);
+        const int gi = i0 - 2 + r, gj = j0 - 2 + (k - r * sw);
+        if (gi >= 0 && gj >= 0 && gi < rows && gj < cols) {
+            const size_t at = lk_sciddicat_at(gi, gj, cols);
+            __pipeline_memcpy_async(&s_z[k], &z[at], sizeof(double));
+            __pipeline_memcpy_async(&s_h[k], &h[at], sizeof(double));
+        } else {
+            s_z[k] = 0.0;
+            s_h[k] = 0.0;
+        }
+    }
+    __pipeline_commit();
+}
+
+// nbuf: 2 to stage the next tile while computing this one (double buffering), 1 when two
+// buffers would not fit (fast_buffers).
+__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols, int nbuf,
                                                   const double *__restrict__ z,
                                                   const double *__restrict__ h_in,
                                                   double *__restrict__ h_out, lab04_box *boxes)
 {
     extern __shared__ double smem[];
     __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
-    const int tw = blockDim.x, th = blockDim.y, nthreads = tw * th;
-    const int tid = threadIdx.y * tw + threadIdx.x;
-    const int sw = tw + 4, sh = th + 4, fw = tw + 2, nf = fw * (th + 2);
-    double *s_z = smem, *s_h = smem + sw * sh, *s_f = smem + 2 * sw * sh; // s_f: 4 layers of nf
+    const int tw = blockDim.x, th = blockDim.y;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
+    const int sw = tw + 4, ns = sw * (th + 4), fw = tw + 2, nf = fw * (th + 2);
+    const int nthreads = tw * th, nring = 2 * (tw + th);
+    const unsigned sw_magic = 0xffffffffu / (unsigned)sw + 1u;
+    // Buffer b: altitude at smem + 2*b*ns, thickness after it; then 4 layers of nf outflows.
+    double *s_f = smem + 2 * nbuf * ns;
     const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
     if (tid == 0) {
         s_wet[0] = s_wet[2] = 0x7fffffff;
@@ -202,41 +323,82 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
     // __syncthreads() inside are reached by all its threads.
     const int tiles_x = lab04_box_is_empty(region) ? 0 : (region.c1 - region.c0 + tw) / tw;
     const int tiles_y = lab04_box_is_empty(region) ? 0 : (region.r1 - region.r0 + th) / th;
-    for (int t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
-        // The tile's first cell; a last partial tile runs past the region, into cells whose
-        // update is exact as well (or out of the interior: skipped).
+    const int ntiles = tiles_x * tiles_y;
+    const int sp = (ty + 2) * sw + tx + 2, fk = (ty + 1) * fw + tx + 1; // this thread's cell
+    // Tile t's first cell is (region.r0 + (t / tiles_x) * th, region.c0 + (t % tiles_x) * tw);
+    // a last partial tile runs past the region, into cells whose update is exact as well (or
+    // out of the interior: skipped).
+    if (nbuf == 2 && (int)blockIdx.x < ntiles)
+        stage_tile(region.r0 + (blockIdx.x / tiles_x) * th, region.c0 + (blockIdx.x % tiles_x) * tw,
+                   rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
+    int b = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const int i0 = region.r0 + (t / tiles_x) * th, j0 = region.c0 + (t % tiles_x) * tw;
-        for (int k = tid; k < sw * sh; k += nthreads) {
-            const int gi = i0 - 2 + k / sw, gj = j0 - 2 + k % sw;
-            const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
-            const size_t at = inside ? lk_sciddicat_at(gi, gj, cols) : 0;
-            s_z[k] = inside ? z[at] : 0.0;
-            s_h[k] = inside ? h_in[at] : 0.0;
+        // Every thread is past the last tile's second barrier: nobody reads the buffer that
+        // is written now any more.
+        if (nbuf == 1) {
+            stage_tile(i0, j0, rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
+            __pipeline_wait_prior(0);
+        } else {
+            const int next = t + gridDim.x;
+            if (next < ntiles)
+                stage_tile(region.r0 + (next / tiles_x) * th, region.c0 + (next % tiles_x) * tw,
+                           rows, cols, sw, ns, sw_magic, z, h_in, smem + 2 * (b ^ 1) * ns,
+                           smem + 2 * (b ^ 1) * ns + ns);
+            else
+                __pipeline_commit(); // an empty group: the wait below counts groups
+            __pipeline_wait_prior(1);
         }
-        __syncthreads();
-        for (int k = tid; k < nf; k += nthreads) {
-            const int r = k / fw, c = k % fw, gi = i0 - 1 + r, gj = j0 - 1 + c;
-            const int sp = (r + 1) * sw + c + 1;
+        __syncthreads(); // this tile staged; every thread done reading the last tile's s_f
+        const double *s_z = smem + 2 * b * ns, *s_h = s_z + ns;
+
+        // Own cell (i, j); i, j >= 1 since the region is interior.
+        const int i = i0 + ty, j = j0 + tx;
+        const bool interior = i < rows - 1 && j < cols - 1;
+        const double hc = s_h[sp];
+        {
             double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-            if (gi >= 1 && gj >= 1 && gi < rows - 1 && gj < cols - 1 &&
-                !lk_sciddicat_is_still(s_h[sp])) {
+            if (interior && !lk_sciddicat_is_still(hc)) {
                 const double zn[5] = {s_z[sp], s_z[sp - sw], s_z[sp - 1], s_z[sp + 1],
                                       s_z[sp + sw]};
-                const double hn[5] = {s_h[sp], s_h[sp - sw], s_h[sp - 1], s_h[sp + 1],
-                                      s_h[sp + sw]};
-                lab04_cell_flows(zn, hn, f);
+                const double hn[5] = {hc, s_h[sp - sw], s_h[sp - 1], s_h[sp + 1], s_h[sp + sw]};
+                cell_flows_fast(zn, hn, f);
             }
-            for (int q = 0; q < LK_SCIDDICAT_NFLOWS; q++)
-                s_f[q * nf + k] = f[q];
+            for (int q = 0; q < LK_SCIDDICAT_NFLOWS; q++) // read back after the barrier:
+                s_f[q * nf + fk] = f[q];                  // registers are scarce meanwhile
         }
-        __syncthreads();
-        const int i = i0 + threadIdx.y, j = j0 + threadIdx.x; // i, j >= 1: region is interior
-        if (i < rows - 1 && j < cols - 1) {
-            const int fk = (threadIdx.y + 1) * fw + threadIdx.x + 1;
+        // The ring: North row, South row, West column, East column (corners send nothing
+        // into the tile). Ring cell q keeps its outflow towards the tile only.
+        for (int q = tid; q < nring; q += nthreads) {
+            int r, c, dir;
+            if (q < tw) {
+                r = -1, c = q, dir = 3;
+            } else if (q < 2 * tw) {
+                r = th, c = q - tw, dir = 0;
+            } else if (q < 2 * tw + th) {
+                r = q - 2 * tw, c = -1, dir = 2;
+            } else {
+                r = q - 2 * tw - th, c = tw, dir = 1;
+            }
+            const int gi = i0 + r, gj = j0 + c, rp = (r + 2) * sw + c + 2;
+            double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
+            if (gi >= 1 && gj >= 1 && gi < rows - 1 && gj < cols - 1 &&
+                !lk_sciddicat_is_still(s_h[rp])) {
+                const double zn[5] = {s_z[rp], s_z[rp - sw], s_z[rp - 1], s_z[rp + 1], s_z[rp + sw]};
+                const double hn[5] = {s_h[rp], s_h[rp - sw], s_h[rp - 1], s_h[rp + 1], s_h[rp + sw]};
+                cell_flows_fast(zn, hn, f);
+            }
+            // (a select, not f[dir]: a dynamic index would put f in local memory)
+            const double into_tile = dir == 0 ? f[0] : dir == 1 ? f[1] : dir == 2 ? f[2] : f[3];
+            s_f[dir * nf + (r + 1) * fw + c + 1] = into_tile;
+        }
+        __syncthreads(); // (also: every thread is done reading this tile's s_z and s_h)
+
+        if (interior) {
             const double out[4] = {s_f[fk], s_f[nf + fk], s_f[2 * nf + fk], s_f[3 * nf + fk]};
             const double in[4] = {s_f[3 * nf + fk - fw], s_f[2 * nf + fk - 1], s_f[nf + fk + 1],
                                   s_f[fk + fw]};
-            const double h = lab04_cell_width(s_h[(threadIdx.y + 2) * sw + threadIdx.x + 2], in, out);
+            const double h = lab04_cell_width(hc, in, out);
             h_out[lk_sciddicat_at(i, j, cols)] = h;
             if (!lk_sciddicat_is_still(h)) {
                 wr0 = min(wr0, i);
@@ -245,7 +407,9 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
                 wc1 = max(wc1, j);
             }
         }
-        __syncthreads(); // the next tile overwrites the shared arrays
+        // No barrier here: the next tile's staging writes only s_z and s_h, and its outflows
+        // reach s_f after its first barrier, once every thread has read this one's.
+        b ^= nbuf - 1;
     }
 
     if (wr1 >= 0) {
@@ -266,6 +430,15 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols,
 
 // ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
 // disagree.
+
+// The fast kernel double-buffers its staged tile while both buffers and the outflows fit in
+// 48 KiB (every tile up to 64x8 or 32x16; no opt-in needed, several blocks per SM).
+static int fast_buffers(int tile_x, int tile_y)
+{
+    const size_t staged = 2 * (size_t)(tile_x + 4) * (tile_y + 4);
+    const size_t flows = LK_SCIDDICAT_NFLOWS * (size_t)(tile_x + 2) * (tile_y + 2);
+    return (2 * staged + flows) * sizeof(double) <= 48 * 1024 ? 2 : 1;
+}
 
 static int launch_shape(lab04_variant variant, lab04_process process, int tile_x, int tile_y,
                         lab04_kernel_info *out, lk_error *err)
@@ -288,7 +461,8 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else if (variant == LAB04_FAST && process == LAB04_STEP)
         *out = (lab04_kernel_info){(const void *)step_fast, tile_x, tile_y,
-                                   (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
+                                   (2 * (size_t)fast_buffers(tile_x, tile_y) * (tile_x + 4) *
+                                        (tile_y + 4) +
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else
         return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
@@ -401,7 +575,7 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
         resident_blocks(&k, rows, cols, tile_x, tile_y, &blocks, err) != 0)
         return -1;
     step_fast<<<blocks, dim3(k.block_x, k.block_y), k.dynamic_shared_bytes>>>(
-        step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+        step, rows, cols, fast_buffers(tile_x, tile_y), d_z, d_h_in, d_h_out, d_boxes);
     LK_LAUNCH_TRY(err);
     return 0;
 }
