@@ -6,7 +6,8 @@
    per resident slot of the device, four double2 loads in flight per thread, two
    accumulators. Every deterministic rung's order depends only on n and the device.
    Stats: blocks take segments of rows (strided over the grid), threads the columns of a
-   segment, so the bounding box needs no division per value; shared atomics in the block, then one global atomic each.
+   segment, so the bounding box needs no division per value; shared atomics in the block,
+   then one global atomic each.
    Lagrange: one block of 64 threads per point, threads over j. */
 #include <math.h>
 
