@@ -145,3 +145,22 @@ void lk_manifest_free(lk_manifest *m)
     m->e = NULL;
     m->n = 0;
 }
+
+int lk_manifest_lookup(const char *path, const char *name, const char *model,
+                       const char *generated_only, lk_manifest_entry *out, lk_error *err)
+{
+    lk_manifest m;
+    if (lk_manifest_read(path, &m, err) != 0)
+        return -1;
+    const lk_manifest_entry *e = lk_manifest_find_model(&m, path, name, model, err);
+    int rc = -1;
+    if (e && generated_only && e->stored)
+        lk_fail(err, "%s:%d: dataset '%s' is marked stored, but %s datasets are always "
+                     "generated from their spec: write no", path, e->line, name, generated_only);
+    else if (e) {
+        *out = *e;
+        rc = 0;
+    }
+    lk_manifest_free(&m);
+    return rc;
+}

@@ -181,22 +181,20 @@ int lk_reduce_generate(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error
 int lk_reduce_load_dataset(const char *manifest_path, const char *name, lk_reduce_input *in,
                            int *steps, char *md5, lk_error *err)
 {
-    lk_manifest m;
-    if (lk_manifest_read(manifest_path, &m, err) != 0)
+    lk_manifest_entry e;
+    if (lk_manifest_lookup(manifest_path, name, "reduce", "reduction", &e, err) != 0)
         return -1;
-    const lk_manifest_entry *e = lk_manifest_find_model(&m, manifest_path, name, "reduce", err);
     lk_reduce_spec spec;
-    int rc = -1;
-    if (e && lk_reduce_spec_parse(e->spec, &spec, err) == 0 &&
-        lk_reduce_generate(&spec, in, err) == 0) {
-        if (steps)
-            *steps = e->steps;
-        if (md5)
-            memcpy(md5, e->md5, 33);
-        rc = 0;
-    }
-    lk_manifest_free(&m);
-    return rc;
+    lk_error sub;
+    if (lk_reduce_spec_parse(e.spec, &spec, &sub) != 0)
+        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
+    if (lk_reduce_generate(&spec, in, err) != 0)
+        return -1;
+    if (steps)
+        *steps = e.steps;
+    if (md5)
+        memcpy(md5, e.md5, sizeof e.md5);
+    return 0;
 }
 
 void lk_reduce_input_free(lk_reduce_input *in)

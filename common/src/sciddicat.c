@@ -293,13 +293,10 @@ int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim
 int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
                               int *steps, char *md5, lk_error *err)
 {
-    lk_manifest m;
-    if (lk_manifest_read(manifest_path, &m, err) != 0)
+    lk_manifest_entry e;
+    if (lk_manifest_lookup(manifest_path, name, "sciddicat", NULL, &e, err) != 0)
         return -1;
-    int rc = -1;
-    const lk_manifest_entry *e = lk_manifest_find_model(&m, manifest_path, name, "sciddicat", err);
-    lk_sciddicat_spec spec;
-    if (e && e->stored) {
+    if (e.stored) {
         char dir[4096], header[4200], dem[4200], source[4200];
         snprintf(dir, sizeof dir, "%s", manifest_path);
         char *slash = strrchr(dir, '/');
@@ -310,22 +307,21 @@ int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sc
         snprintf(header, sizeof header, "%s/sciddicat/%s_header.txt", dir, name);
         snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
         snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
-        rc = lk_sciddicat_load(header, dem, source, sim, err);
-    } else if (e) {
+        if (lk_sciddicat_load(header, dem, source, sim, err) != 0)
+            return -1;
+    } else {
+        lk_sciddicat_spec spec;
         lk_error sub;
-        if (lk_sciddicat_spec_parse(e->spec, &spec, &sub) != 0)
-            lk_fail(err, "%s:%d: %s", manifest_path, e->line, sub.msg);
-        else
-            rc = lk_sciddicat_load_generated(&spec, sim, err);
+        if (lk_sciddicat_spec_parse(e.spec, &spec, &sub) != 0)
+            return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
+        if (lk_sciddicat_load_generated(&spec, sim, err) != 0)
+            return -1;
     }
-    if (rc == 0) {
-        if (steps)
-            *steps = e->steps;
-        if (md5)
-            strcpy(md5, e->md5);
-    }
-    lk_manifest_free(&m);
-    return rc;
+    if (steps)
+        *steps = e.steps;
+    if (md5)
+        memcpy(md5, e.md5, sizeof e.md5);
+    return 0;
 }
 
 void lk_sciddicat_free(lk_sciddicat *sim)

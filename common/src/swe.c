@@ -211,30 +211,20 @@ int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
 int lk_swe_load_dataset(const char *manifest_path, const char *name, lk_swe *sim, int *steps,
                         char *md5, lk_error *err)
 {
-    lk_manifest m;
-    if (lk_manifest_read(manifest_path, &m, err) != 0)
+    lk_manifest_entry e;
+    if (lk_manifest_lookup(manifest_path, name, "swe", "shallow-water", &e, err) != 0)
         return -1;
-    int rc = -1;
-    const lk_manifest_entry *e = lk_manifest_find_model(&m, manifest_path, name, "swe", err);
-    if (e && e->stored)
-        lk_fail(err, "%s:%d: dataset '%s' is marked stored, but shallow-water datasets are "
-                     "always generated from their spec: write no", manifest_path, e->line, name);
-    else if (e) {
-        lk_swe_spec spec;
-        lk_error sub;
-        if (lk_swe_spec_parse(e->spec, &spec, &sub) != 0)
-            lk_fail(err, "%s:%d: %s", manifest_path, e->line, sub.msg);
-        else
-            rc = lk_swe_generate(&spec, sim, err);
-    }
-    if (rc == 0) {
-        if (steps)
-            *steps = e->steps;
-        if (md5)
-            strcpy(md5, e->md5);
-    }
-    lk_manifest_free(&m);
-    return rc;
+    lk_swe_spec spec;
+    lk_error sub;
+    if (lk_swe_spec_parse(e.spec, &spec, &sub) != 0)
+        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
+    if (lk_swe_generate(&spec, sim, err) != 0)
+        return -1;
+    if (steps)
+        *steps = e.steps;
+    if (md5)
+        memcpy(md5, e.md5, sizeof e.md5);
+    return 0;
 }
 
 void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q)

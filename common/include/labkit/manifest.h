@@ -49,6 +49,14 @@ const lk_manifest_entry *lk_manifest_find(const lk_manifest *m, const char *name
 const lk_manifest_entry *lk_manifest_find_model(const lk_manifest *m, const char *path,
                                                 const char *name, const char *model,
                                                 lk_error *err);
+/**
+ * Read the manifest at @p path and copy out the entry called @p name for model @p model
+ * (errors as lk_manifest_find_model()). When @p generated_only is not NULL the dataset must
+ * be generated from its spec, never stored: @p generated_only names the model's datasets in
+ * the error (e.g. "string"). Returns 0 or -1.
+ */
+int lk_manifest_lookup(const char *path, const char *name, const char *model,
+                       const char *generated_only, lk_manifest_entry *out, lk_error *err);
 /** Free a manifest (safe on a zeroed struct). */
 void lk_manifest_free(lk_manifest *m);
 
