@@ -111,6 +111,27 @@ static inline const char *lk_test_path(char *buf, size_t size, const char *rel)
 int lk_lab_main(int argc, char **argv);
 
 /**
+ * Read what the child @p pid writes to @p fd (closed afterwards) into @p out, keeping the
+ * first @p size - 1 bytes and draining the rest, then wait for the child. Returns its exit
+ * status, or 128 + the signal that killed it.
+ */
+static inline int lk_test_collect(int fd, pid_t pid, char *out, size_t size)
+{
+    size_t used = 0;
+    ssize_t got;
+    char sink[4096];
+    while ((got = read(fd, used + 1 < size ? out + used : sink,
+                       used + 1 < size ? size - 1 - used : sizeof sink)) > 0)
+        if (used + 1 < size)
+            used += (size_t)got;
+    out[used] = '\0';
+    close(fd);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/**
  * Run @p fn(@p argc, @p argv) in a child process with stdout and stderr captured into
  * @p out (NUL-terminated, truncated to @p size); return the child's exit status, or 128 +
  * signal number if it was killed. For testing programs' error paths, which exit.
@@ -132,18 +153,7 @@ static inline int lk_run_captured(int (*fn)(int, char **), int argc, char **argv
         _exit(status);
     }
     close(fds[1]);
-    size_t used = 0;
-    ssize_t got;
-    char sink[4096];
-    while ((got = read(fds[0], used + 1 < size ? out + used : sink,
-                       used + 1 < size ? size - 1 - used : sizeof sink)) > 0)
-        if (used + 1 < size)
-            used += (size_t)got;
-    out[used] = '\0';
-    close(fds[0]);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return lk_test_collect(fds[0], pid, out, size);
 }
 
 /**

@@ -101,19 +101,9 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
         _exit(127);
     }
     close(fds[1]);
-    size_t used = 0;
-    ssize_t got;
-    char sink[4096];
-    while ((got = read(fds[0], used + 1 < size ? out + used : sink,
-                       used + 1 < size ? size - 1 - used : sizeof sink)) > 0)
-        if (used + 1 < size)
-            used += (size_t)got;
-    out[used] = '\0';
-    close(fds[0]);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    int status = lk_test_collect(fds[0], pid, out, size);
     lab07_remove_tree(tmp);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return status;
 }
 
 /**
