@@ -201,8 +201,14 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
             goto done;
         }
         if (gr_run_failed(&dr, NULL, reason, sizeof reason, &detail)) {
-            snprintf(problem, psize, "the serial reference failed on %s %s (%d steps): %s",
-                     flag, spec, steps, reason);
+            /* The kit's own run failed: its output is what the instructor needs to fix it. */
+            char *said = gr_xstrdup(gr_buf_str(&detail));
+            for (char *c = said; *c; c++)
+                if (*c == '\n')
+                    *c = ' ';
+            snprintf(problem, psize, "the serial reference failed on %s %s (%d steps): %s%s%.600s",
+                     flag, spec, steps, reason, said[0] ? "; it printed: " : "", said);
+            free(said);
             rc = 0;
         } else {
             /* Models with several output fields (e.g. h, hu, hv) write them one after the

@@ -17,11 +17,14 @@
 
 #include "util.h"
 
-/* The /etc files a compiler, make and the CUDA runtime read: the loader's cache, the
-   alternatives links behind cc and c++, names of ids, the time zone. Nothing else of /etc. */
+/* The /etc files a compiler, make, the CUDA runtime and mpirun read: the loader's cache, the
+   alternatives links behind cc and c++, names of ids, the time zone, Open MPI's settings.
+   Nothing else of /etc. */
 static const char *const etc_files[] = {
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-    "/etc/passwd",      "/etc/group",      "/etc/nsswitch.conf", "/etc/localtime", NULL};
+    "/etc/passwd",      "/etc/group",      "/etc/nsswitch.conf", "/etc/localtime",
+    /* Open MPI's system configuration (MCA parameters, default hostfile) for mpirun. */
+    "/etc/openmpi",     NULL};
 
 /* Top-level folders that are links into /usr on merged-/usr systems, or real folders. */
 static const char *const top_dirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
