@@ -92,6 +92,11 @@ static int mpirun_argv(const gr_session *s, const gr_limits *lim, int ranks, int
     argv[n++] = "--oversubscribe";
     if (uid == 0)
         argv[n++] = "--allow-run-as-root";
+    /* One node, started by fork: Open MPI's default launcher refuses to start when no ssh
+       or rsh is installed, even for local ranks (GPU machines and containers often lack it). */
+    argv[n++] = "--mca";
+    argv[n++] = "plm";
+    argv[n++] = "isolated";
     /* Single-copy between ranks uses process_vm_readv, which the sandbox does not allow. */
     argv[n++] = "--mca";
     argv[n++] = "btl_vader_single_copy_mechanism";
