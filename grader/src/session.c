@@ -430,8 +430,12 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
         return 1;
     }
     free(lock_path);
-
-    return 0;
+    char *log_path = gr_strf("%s/commands.log", s->out);
+    gr_command_log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (gr_command_log < 0)
+        lk_fail(err, "%s: cannot create the command log: %s", log_path, strerror(errno));
+    free(log_path);
+    return gr_command_log < 0;
 }
 
 int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
@@ -512,6 +516,9 @@ void gr_session_close(gr_session *s)
     free(s->lib);
     free(s->manifest_path);
     free(s->gpu_lock);
+    if (gr_command_log >= 0)
+        close(gr_command_log);
+    gr_command_log = -1;
     if (s->out_lock >= 0)
         close(s->out_lock);
     memset(s, 0, sizeof *s);

@@ -669,16 +669,22 @@ Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fail
 }
 
 /* Count the lines of @p path equal to @p line. */
-static int lines_equal(const char *path, const char *line)
+/* Lines of @p path equal to @p line (@p whole) or containing it. */
+static int count_lines(const char *path, const char *line, int whole)
 {
     lk_error err;
     char *text = gr_read_file(path, 1 << 20, NULL, &err);
     cr_assert_not_null(text, "%s", err.msg);
     int n = 0;
     for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
-        n += strcmp(l, line) == 0;
+        n += whole ? strcmp(l, line) == 0 : strstr(l, line) != NULL;
     free(text);
     return n;
+}
+
+static int lines_equal(const char *path, const char *line)
+{
+    return count_lines(path, line, 1);
 }
 
 Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_serves_the_next)
@@ -701,6 +707,12 @@ Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_se
     cr_assert_eq(lines_equal(runs, "once 40"), 3 * GR_SOLUTION_TIMED_STUDENTS,
                  "the solution is timed in the rounds of the first %d students only",
                  GR_SOLUTION_TIMED_STUDENTS);
+    /* The session's command log has every timed call: the solution's, the trusted 0-step
+       call's and 3 rounds of each of the 4 students. */
+    char *commands = gr_strf("%s/commands.log", out);
+    cr_assert_eq(count_lines(commands, " --once ", 0), 3 + 3 * GR_SOLUTION_TIMED_STUDENTS + 4 * 3,
+                 "commands.log: one line per timed call");
+    free(commands);
     const char *const all[] = {"good", "good-2", "good-3", "good-4"};
     for (int k = 0; k < 4; k++) {
         char *text;
