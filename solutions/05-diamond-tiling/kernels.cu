@@ -182,11 +182,11 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     extern __shared__ double2 band[];
     const int r0 = blockIdx.x * R;
     const int lo = max(0, r0 - T), hi = min(m, r0 + R + T);
-    const long held = (long)(hi - lo) * m;
+    const int held = (hi - lo) * m; // fits shared memory, so an int
     double2 *buf[2] = {band, band + held};
     const double2 *in2 = reinterpret_cast<const double2 *>(d_in);
     double2 *out2 = reinterpret_cast<double2 *>(d_out);
-    for (long q = threadIdx.x; q < held; q += blockDim.x)
+    for (int q = threadIdx.x; q < held; q += blockDim.x)
         buf[0][q] = in2[(long)lo * m + q];
     __syncthreads();
     const double h = lk_bruss_h(m), c = lk_bruss_c(m);
@@ -194,20 +194,20 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
         const double2 *cur = buf[(s - 1) & 1];
         double2 *next = buf[s & 1];
         const int a = max(0, r0 - (T - s)), b = min(m, r0 + R + (T - s));
-        const long count = (long)(b - a) * m;
-        for (long q = threadIdx.x; q < count; q += blockDim.x) {
-            const int k = a + (int)(q / m), j = (int)(q % m);
-            const double2 me = cur[(long)(k - lo) * m + j];
-            const double2 nn = cur[(long)(lk_bruss_reflect(k - 1, m) - lo) * m + j];
-            const double2 ss = cur[(long)(lk_bruss_reflect(k + 1, m) - lo) * m + j];
-            const double2 ww = cur[(long)(k - lo) * m + lk_bruss_reflect(j - 1, m)];
-            const double2 ee = cur[(long)(k - lo) * m + lk_bruss_reflect(j + 1, m)];
+        const int count = (b - a) * m;
+        for (int q = threadIdx.x; q < count; q += blockDim.x) {
+            const int k = a + q / m, j = q % m, row = (k - lo) * m;
+            const double2 me = cur[row + j];
+            const double2 nn = cur[(lk_bruss_reflect(k - 1, m) - lo) * m + j];
+            const double2 ss = cur[(lk_bruss_reflect(k + 1, m) - lo) * m + j];
+            const double2 ww = cur[row + lk_bruss_reflect(j - 1, m)];
+            const double2 ee = cur[row + lk_bruss_reflect(j + 1, m)];
             double2 r;
             lk_bruss_point_step(h, c, me.x, me.y, &nn.x, &ss.x, &ww.x, &ee.x, &r.x, &r.y);
             if (s == T) // rows a..b are the band's own now
                 out2[(long)k * m + j] = r;
             else
-                next[(long)(k - lo) * m + j] = r;
+                next[row + j] = r;
         }
         __syncthreads();
     }

@@ -173,7 +173,7 @@ Test(bruss_rows, not_attempted_is_reported_as_such)
 Test(bruss_rows, grid_too_wide_for_row_bands_is_an_error)
 {
     LK_REQUIRE_GPU();
-    const int m = 8192;
+    const int m = 4096;
     double *y0 = calloc(lk_bruss_components(m), sizeof *y0);
     double *y = malloc(lk_bruss_components(m) * sizeof *y);
     lk_error err;
