@@ -145,7 +145,7 @@ Test(bruss_linear, odd_block) { check_bruss(LAB05_RUN_BRUSS_LINEAR, 97, 7, 29, 3
 Test(bruss_rows, default_tile_0x4) { check_bruss_variant(LAB05_RUN_BRUSS, 0, 4); }
 Test(bruss_rows, one_row_one_step) { check_bruss_variant(LAB05_RUN_BRUSS, 1, 1); }
 Test(bruss_rows, more_steps_than_rows_3x5) { check_bruss_variant(LAB05_RUN_BRUSS, 3, 5); }
-Test(bruss_rows, band_wider_than_the_grid_64x3) { check_bruss_variant(LAB05_RUN_BRUSS, 64, 3); }
+Test(bruss_rows, band_wider_than_small_grids_24x3) { check_bruss_variant(LAB05_RUN_BRUSS, 24, 3); }
 Test(bruss_rows, bench_size_m_500_default_tile) { check_bruss(LAB05_RUN_BRUSS, 500, 0, 9, 0, 4); }
 Test(bruss_rows, wide_grid_m_2048_default_tile) { check_bruss(LAB05_RUN_BRUSS, 2048, 1, 3, 0, 4); }
 
