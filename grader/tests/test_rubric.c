@@ -330,6 +330,10 @@ Test(rubric, stretch_datasets_are_read_apart_from_the_scored_ones)
     cr_expect(!lab->stretch[1].hidden && lab->stretch[1].generated && lab->stretch[1].steps == 5);
     cr_expect(!lab->stretch[2].hidden && !lab->stretch[2].generated &&
               strcmp(lab->stretch[2].name, "bruss-tiny") == 0);
+    char *key_text = gr_rubric_lab_text(lab);
+    cr_expect(strstr(key_text, "stretch bruss:97x97 61\n"), "not part of the reuse key: %s",
+              key_text);
+    free(key_text);
     gr_rubric_free(&r);
     free(text);
 
