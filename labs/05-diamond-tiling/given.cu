@@ -22,7 +22,7 @@ const lk_variant lab05_variants[7] = {
     {"diamond", ": your diamonds, D/2 steps per launch (default)", 128, 64, 0},
     {"honeycomb", ": your hexagons (stretch), WIDTHxHEIGHT free", 512, 64, 0},
     {"bruss", ": your Brusselator row bands (stretch model; default on bruss inputs), "
-              "ROWSxSTEPS, rows 0: chosen for the GPU", 0, 4, 0, 0, 1, 0, "bruss-linear"},
+              "ROWSxSTEPS (default: chosen for the GPU)", 0, 4, 0, 0, 1, 0, "bruss-linear"},
     {"persistent", ": given, one cooperative launch, grid barrier per step", 256, 1, 1},
     {"bruss-linear", ": given Brusselator, one step per launch (bruss inputs)", 256, 1, 1, 0, 1},
     {"linear", ": given, one step per launch (the baseline of --bench)", 256, 1, 1},
@@ -70,11 +70,11 @@ int lab05_check_model(const char *variant, int bruss, lk_error *err)
 int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
 {
     if (method == LAB05_RUN_BRUSS) {
-        if (width < 0 || width > LK_BRUSS_MAX_M || height < 1 || height > LAB05_MAX_WIDTH)
+        if (width < 0 || width > LAB05_MAX_WIDTH || height < 1 || height > LAB05_MAX_WIDTH)
             return lk_fail(err, "--tile %dx%d: the Brusselator's tile is ROWSxSTEPS, grid rows "
-                                "per block (1 to %d; 0, the default, lets the given code "
-                                "choose) and steps per launch (1 to %d): e.g. --tile 8x4",
-                           width, height, LK_BRUSS_MAX_M, LAB05_MAX_WIDTH);
+                                "per block and steps per launch, each 1 to %d (leave --tile out "
+                                "to let the given code choose): e.g. --tile 8x4", width, height,
+                           LAB05_MAX_WIDTH);
         return 0;
     }
     if (method == LAB05_RUN_BRUSS_LINEAR) {

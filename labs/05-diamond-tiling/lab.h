@@ -166,8 +166,8 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
  * (2m^2 doubles each, labkit/bruss.h's layout) in one launch: temporal blocking over the
  * grid rows. The given loop (given.cu) calls it with steps = the tile height H (the last
  * launch fewer) and swaps d_in and d_out between calls. `--tile WxH` gives @p rows = W,
- * the grid rows each block writes; W = 0 (the default tile 0x4) lets the given code choose
- * (lab05_bruss_auto_tile()).
+ * the grid rows each block writes; without `--tile` (the variant's default 0x4, W = 0) the
+ * given code chooses W and H (lab05_bruss_auto_tile()).
  *
  * The scheme of the handout: the block of rows [r, r + W) reads the rows
  * [r - steps, r + W + steps) of d_in (clipped to 0..m-1: beyond the border the reflection
