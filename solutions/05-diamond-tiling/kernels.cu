@@ -183,16 +183,14 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     const int r0 = blockIdx.x * R;
     const int lo = max(0, r0 - T), hi = min(m, r0 + R + T);
     const int held = (hi - lo) * m; // fits shared memory, so an int
-    double2 *buf[2] = {band, band + held};
+    double2 *cur = band, *next = band + held;
     const double2 *in2 = reinterpret_cast<const double2 *>(d_in);
     double2 *out2 = reinterpret_cast<double2 *>(d_out);
     for (int q = threadIdx.x; q < held; q += blockDim.x)
-        buf[0][q] = in2[(long)lo * m + q];
+        cur[q] = in2[(long)lo * m + q];
     __syncthreads();
     const double h = lk_bruss_h(m), c = lk_bruss_c(m);
     for (int s = 1; s <= T; s++) {
-        const double2 *cur = buf[(s - 1) & 1];
-        double2 *next = buf[s & 1];
         const int a = max(0, r0 - (T - s)), b = min(m, r0 + R + (T - s));
         const int count = (b - a) * m;
         for (int q = threadIdx.x; q < count; q += blockDim.x) {
@@ -210,6 +208,9 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
                 next[row + j] = r;
         }
         __syncthreads();
+        double2 *swap = cur;
+        cur = next;
+        next = swap;
     }
 }
 
