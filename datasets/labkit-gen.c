@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labkit/bruss.h"
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
 #include "labkit/reduce.h"
@@ -21,7 +22,7 @@ static const char *usage =
     "                      are generated)\n"
     "  expect NAME         run the serial reference on NAME, print the md5 of its output\n"
     "                      (shallow water: of the interior of Z, Qx, Qy as raw doubles;\n"
-    "                      string: of the final state, 2N raw doubles)\n"
+    "                      string: of the final state, 2N raw doubles; Brusselator: 2M^2)\n"
     "  list                list the manifest's datasets\n";
 
 static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_error *err)
@@ -118,6 +119,26 @@ static int expect_vstring(const char *manifest_path, const char *name, lk_error 
     return rc;
 }
 
+/* The Brusselator hash (lab 05's stretch): serial reference, md5 of the final state. */
+static int expect_bruss(const char *manifest_path, const char *name, lk_error *err)
+{
+    lk_bruss sim;
+    int steps, rc = -1;
+    char hex[33];
+    if (lk_bruss_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+        return -1;
+    double *y = malloc(lk_bruss_components(sim.m) * sizeof *y);
+    if (!y)
+        lk_fail(err, "out of memory");
+    else if (lk_bruss_serial(&sim, steps, y, err) == 0 && lk_bruss_md5(y, sim.m, hex, err) == 0) {
+        printf("%s\n", hex);
+        rc = 0;
+    }
+    free(y);
+    lk_bruss_free(&sim);
+    return rc;
+}
+
 /* Lab 06's hash: the serial reference's raw results (a field's sum, max, count and box; a
    Lagrange problem's naive values) as little-endian doubles. */
 static int expect_reduce(const char *manifest_path, const char *name, lk_error *err)
@@ -180,6 +201,17 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "vstring") == 0) {
         if (expect_vstring(manifest_path, argv[1], &err) != 0)
+            lk_die("labkit-gen", &err);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[0], "dataset") == 0 && strcmp(model, "bruss") == 0) {
+        lk_fail(&err, "%s: dataset '%s' is a Brusselator dataset: it has no input files; the "
+                      "driver generates it from its spec (--dataset %s)", manifest_path,
+                argv[1], argv[1]);
+        lk_die("labkit-gen", &err);
+    }
+    if (argc == 2 && strcmp(argv[0], "expect") == 0 && strcmp(model, "bruss") == 0) {
+        if (expect_bruss(manifest_path, argv[1], &err) != 0)
             lk_die("labkit-gen", &err);
         return 0;
     }

@@ -358,6 +358,8 @@ static void add_launch(lk_run *run, int variant)
         for (int i = 0; i < nvariants(lab); i++)
             if (lab->variants[i].given)
                 l->given = i;
+    if (run->opt.bench && v && !v->given && v->compare_with)
+        l->given = find_variant(lab, v->compare_with);
     launch_label(lab, &run->opt, l);
 }
 

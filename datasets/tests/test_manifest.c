@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include "labkit/bruss.h"
 #include "labkit/manifest.h"
 #include "labkit/md5.h"
 #include "labkit/reduce.h"
@@ -124,6 +125,36 @@ Test(manifest, string_dataset_hashes, .timeout = 600)
             checked++;
         }
     cr_assert_geq(checked, 7, "expected at least 7 string datasets, found %d", checked);
+    lk_manifest_free(&m);
+}
+
+/* Lab 05's Brusselator datasets (the stretch model): hashed with lab 05's serial.c. */
+Test(manifest, brusselator_dataset_hashes, .timeout = 600)
+{
+    lk_manifest m;
+    read_manifest(&m);
+    char manifest[4096];
+    lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+    int checked = 0;
+    for (int i = 0; i < m.n; i++) {
+        if (strcmp(m.e[i].model, "bruss") != 0)
+            continue;
+        char md5[33], hex[33];
+        int steps;
+        lk_bruss sim;
+        lk_error err;
+        LK_ASSERT_OK(lk_bruss_load_dataset(manifest, m.e[i].name, &sim, &steps, md5, &err), &err);
+        double *y = malloc(lk_bruss_components(sim.m) * sizeof *y);
+        cr_assert_not_null(y);
+        LK_ASSERT_OK(lk_bruss_serial(&sim, steps, y, &err), &err);
+        LK_ASSERT_OK(lk_bruss_md5(y, sim.m, hex, &err), &err);
+        cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
+                         "the manifest says %s", m.e[i].name, hex, steps, md5);
+        free(y);
+        lk_bruss_free(&sim);
+        checked++;
+    }
+    cr_assert_geq(checked, 5, "expected at least 5 Brusselator datasets, found %d", checked);
     lk_manifest_free(&m);
 }
 

@@ -223,6 +223,9 @@ char *gr_rubric_lab_text(const gr_lab_rubric *lab)
             gr_buf_printf(&b, " %d", lab->ranks[i]);
         gr_buf_puts(&b, "\n");
     }
+    /* Reported, not scored, but a changed stretch line must not reuse an old report. */
+    for (int i = 0; i < lab->nstretch; i++)
+        gr_buf_printf(&b, "stretch %s %d\n", lab->stretch[i].name, lab->stretch[i].steps);
     return gr_buf_take(&b);
 }
 

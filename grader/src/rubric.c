@@ -13,18 +13,18 @@
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
        K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_FORBID_SOURCE,
-       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_COUNT };
+       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_STRETCH, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
     "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
-    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher"};
+    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher", "stretch"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
 {
     return k == K_FILE || k == K_ENTRY || k == K_PUBLIC || k == K_HIDDEN || k == K_FORBID ||
-           k == K_FORBID_SOURCE;
+           k == K_FORBID_SOURCE || k == K_STRETCH;
 }
 
 /* How to write each key, for messages. */
@@ -49,7 +49,9 @@ static const char *const key_usage[K_COUNT] = {
     "plausible bytes-per-cell-step B margin M factor F (e.g. plausible bytes-per-cell-step 24 "
     "margin 2 factor 3)",
     "ranks N... (process counts, e.g. ranks 1 2 4; with launcher mpirun)",
-    "launcher mpirun"};
+    "launcher mpirun",
+    "stretch DATASET STEPS (a datasets/MANIFEST name, KIND:ROWSxCOLS:SEED, or KIND:ROWSxCOLS "
+    "seeded at grading time; e.g. stretch bruss:97x97 60)"};
 
 typedef struct ctx {
     const char *path;
@@ -440,6 +442,24 @@ static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
             lab->ranks[lab->nranks++] = n;
         }
         return 0;
+    case K_STRETCH: {
+        if (expect_args(c, k, ntok, 2, 2) != 0)
+            return -1;
+        /* KIND:ROWSxCOLS (two fields) is seeded at grading time, like a hidden dataset. */
+        const char *colon = strchr(tok[1], ':');
+        const int seeded_later = colon && !strchr(colon + 1, ':');
+        gr_dataset d;
+        if (dataset_name(c, "stretch", tok[1], seeded_later, &d) != 0 ||
+            parse_count(c, "stretch", tok[2], 1, 100000000, &d.steps) != 0)
+            return -1;
+        for (int i = 0; i < lab->nstretch; i++)
+            if (strcmp(lab->stretch[i].name, d.name) == 0 && lab->stretch[i].steps == d.steps)
+                return bad(c, "stretch: '%s' is already listed (line %d)", d.name,
+                           lab->stretch[i].line);
+        lab->stretch = gr_xrealloc(lab->stretch, (lab->nstretch + 1) * sizeof d);
+        lab->stretch[lab->nstretch++] = d;
+        return 0;
+    }
     case K_LAUNCHER:
         if (expect_args(c, k, ntok, 1, 1) != 0)
             return -1;
@@ -555,7 +575,8 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                     rc = bad(&c, "unknown key '%s': the keys are driver, student-file, entry, "
                                  "policy, public, hidden, performance, points, credit, curve, "
                                  "min-speedup, baseline, rounds, repeat, time-limit, "
-                                 "forbid-symbol, forbid-source, plausible, ranks, launcher, end",
+                                 "forbid-symbol, forbid-source, plausible, ranks, launcher, "
+                                 "stretch, end",
                              tok[0]);
                 else if (seen[k] && !repeatable(k))
                     rc = bad(&c, "'%s' given twice in lab %s: keep one", key_names[k], lab->name);
@@ -606,8 +627,10 @@ const gr_lab_rubric *gr_rubric_find(const gr_rubric *r, const char *name)
 
 void gr_rubric_free(gr_rubric *r)
 {
-    for (int i = 0; i < r->nlabs; i++)
+    for (int i = 0; i < r->nlabs; i++) {
         free(r->labs[i].datasets);
+        free(r->labs[i].stretch);
+    }
     free(r->labs);
     memset(r, 0, sizeof *r);
 }

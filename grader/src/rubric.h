@@ -93,6 +93,9 @@ typedef struct gr_lab_rubric {
     int ranks[GR_MAX_RANKS];  /**< Process counts every dataset is checked at (launcher
                                    mpirun); the performance rounds use the last one. */
     int nranks;               /**< Their number (0 without a launcher). */
+    gr_dataset *stretch;      /**< `stretch` datasets: checked after the scored ones and
+                                   reported, never scored (hidden: seeded at grading time). */
+    int nstretch;             /**< Their number. */
 } gr_lab_rubric;
 
 /** A parsed rubric. */

@@ -9,6 +9,81 @@
 #include "driver.h"
 #include "stages.h"
 
+/* The rubric's `stretch` datasets, after the scored ones: each is a check of stage
+   "stretch" (pass, fail, or not-run: not attempted, as the lab's NOT_ATTEMPTED return value
+   says, or not checked), and @p verdict gets the line the summary ends with. They never
+   count towards the score. -1 only on grader errors. */
+static int stretch_checks(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const char *work,
+                          const char *driver, int hung, gr_lab_result *r, char *verdict,
+                          size_t size, lk_error *err)
+{
+    const gr_lab_rubric *lab = lc->rub;
+    int passed = 0, skipped = 0;
+    char first[1100] = "";
+    for (int j = 0; j < lab->nstretch; j++) {
+        const gr_dataset *d = &lab->stretch[j];
+        const char *flag = d->hidden || d->generated ? "--gen" : "--dataset";
+        char spec[192];
+        if (d->hidden)
+            snprintf(spec, sizeof spec, "%s:%llu", d->name, s->seed + 2000ULL + (unsigned)j);
+        else
+            snprintf(spec, sizeof spec, "%s", d->name);
+        char *name = gr_strf("stretch %s (%d steps)", spec, d->steps);
+        gr_ref_output ref = {0};
+        char why[1400] = "";
+        int got = hung ? 0 : gr_reference_output(s, lc, refdrv, flag, spec, d->steps, &ref, why,
+                                                 sizeof why, err);
+        if (got < 0) {
+            free(name);
+            return -1;
+        }
+        if (got == 0) {
+            gr_lab_add(r, "stretch", name, GR_NOT_RUN,
+                       hung ? "not checked: an earlier run hung" : "not checked: the kit's "
+                       "serial reference failed", hung ? NULL : why);
+            skipped++;
+        } else {
+            const int ranks = lab->launcher != GR_LAUNCHER_NONE ? lab->ranks[lab->nranks - 1] : 0;
+            int hung_here = 0;
+            int ok = gr_check_dataset(s, lc, work, driver, name, flag, spec, d->steps, ranks,
+                                      &ref, lab->ndatasets + j, r, &hung_here, err);
+            if (ok < 0) {
+                free(ref.bin);
+                free(name);
+                return -1;
+            }
+            gr_check *c = &r->checks[r->nchecks - 1];
+            free(c->stage);
+            c->stage = gr_xstrdup("stretch");
+            if (ok == 1) {
+                passed++;
+            } else if (strstr(c->reason, "NOT_ATTEMPTED")) {
+                char *said = gr_strf("not attempted (%s)", c->reason);
+                free(c->status);
+                c->status = gr_xstrdup(GR_NOT_RUN);
+                free(c->reason);
+                c->reason = said;
+                skipped++;
+            } else if (!first[0]) {
+                snprintf(first, sizeof first, "%s: %s", name, c->reason);
+            }
+            hung = hung || hung_here;
+        }
+        free(ref.bin);
+        free(name);
+    }
+    if (first[0])
+        snprintf(verdict, size, "stretch: failed (%s)", first);
+    else if (passed == lab->nstretch)
+        snprintf(verdict, size, "stretch: passed");
+    else if (passed == 0)
+        snprintf(verdict, size, "stretch: not attempted");
+    else
+        snprintf(verdict, size, "stretch: %d of %d passed, the others not attempted", passed,
+                 lab->nstretch);
+    return 0;
+}
+
 /* A lab the grader could not grade because of the kit (not the student): undecided. */
 static void kit_problem(gr_lab_result *r, const char *problem)
 {
@@ -114,6 +189,9 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
                        NULL);
         }
     }
+    char stretch[1300] = "";
+    if (rc == 0 && !problem && lab->nstretch > 0)
+        rc = stretch_checks(s, lc, refdrv, work, driver, hung, r, stretch, sizeof stretch, err);
     gr_gpu_unlock(lock);
     if (rc != 0) {
         free(problem);
@@ -141,6 +219,11 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     } else {
         gr_lab_outcome(r, GR_OUT_INCORRECT, "incorrect: %d of %d datasets failed; first: %s",
                        total - passed, total, first_fail[0] ? first_fail : "see the checks");
+    }
+    if (stretch[0]) { /* reported, not scored */
+        char *line = gr_strf("%s; %s", r->summary, stretch);
+        free(r->summary);
+        r->summary = line;
     }
     return 0;
 }

@@ -76,6 +76,11 @@ static const struct {
                   "strcmp(rank, \"1\") == 0) for (;;) { } }"},
     /* On the performance grid, the output of the published instance (valley:160x160:3),
        whatever the input: an answer recorded in advance and replayed. */
+    /* Right on every scored dataset; on the stretch dataset's 17 x 15 grid wrong, or not
+       attempted (the error says NOT_ATTEMPTED, as lab 05's stretch returns). */
+    {"stretch-wrong", "if (rows == 17 && cols == 15) h_out[lk_sciddicat_at(8, 7, cols)] += 1.0;"},
+    {"stretch-skip", "if (rows == 17 && cols == 15) return lk_fail(err, \"fake_run returned "
+                     "LAB01_NOT_ATTEMPTED: the stretch is not attempted\");"},
     {"replay", "if ((size_t)rows * cols > 10000) { lk_sciddicat_spec sp; lk_sciddicat sim; "
                "if (lk_sciddicat_spec_parse(\"valley:160x160:3\", &sp, err) != 0 || "
                "lk_sciddicat_load_generated(&sp, &sim, err) != 0) return -1; "
@@ -727,6 +732,82 @@ Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_se
     }
     free(console);
     free(runs);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+/* The label of the check of stage @p stage, or NULL. */
+static const gr_json *check_of_stage(const gr_json *lab, const char *stage)
+{
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        if (strcmp(gr_json_str(c, "stage"), stage) == 0)
+            return c;
+    return NULL;
+}
+
+/* A `stretch` dataset is checked after the scored ones and reported as passed, failed or not
+   attempted; it never changes the score or the outcome. */
+Test(gpu_stages, stretch_is_reported_and_never_scored)
+{
+    static const char *const names[] = {"good", "stretch-wrong", "stretch-skip", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    char *rubric = gr_strf("%s/grader/rubric.txt", kit);
+    char *text = kit_file("grader/tests/fakekit/rubric.txt");
+    char *with = gr_replace_all(text, "\nend", "\n    stretch         valley:17x15 12\nend");
+    write_text(rubric, with);
+    free(text);
+    free(with);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "777",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+
+    static const struct { const char *student, *summary, *status; } want[] = {
+        {"good", "; stretch: passed", GR_PASS},
+        {"stretch-wrong", "; stretch: failed (stretch valley:17x15:2777 (12 steps): md5", GR_FAIL},
+        {"stretch-skip", "; stretch: not attempted", GR_NOT_RUN}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char *json;
+        gr_json *j = lab_of(out, want[i].student, &json);
+        const gr_json *lab = first_lab(j);
+        const char *summary = gr_json_str(lab, "summary");
+        cr_expect_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s: %s", want[i].student,
+                         summary);
+        cr_expect_eq(gr_json_num(lab, "correctness", -1), 70, "%s: the stretch changed the "
+                     "correctness points: %s", want[i].student, summary);
+        cr_expect(gr_json_true(gr_json_get(lab, "performance_measurement"), "measured"),
+                  "%s: performance was not measured", want[i].student);
+        cr_expect_eq(gr_json_num(lab, "score", -1),
+                     gr_json_num(lab, "correctness", -1) + gr_json_num(lab, "performance", -1),
+                     "%s: the score is not correctness + performance", want[i].student);
+        cr_expect(strstr(summary, want[i].summary), "%s: the summary lacks '%s': %s",
+                  want[i].student, want[i].summary, summary);
+        const gr_json *c = check_of_stage(lab, "stretch");
+        cr_assert_not_null(c, "%s: no stretch check in %s", want[i].student, json);
+        cr_expect_str_eq(gr_json_str(c, "status"), want[i].status, "%s: %s", want[i].student,
+                         gr_json_str(c, "reason"));
+        cr_expect(strstr(gr_json_str(c, "name"), "stretch valley:17x15:2777 (12 steps)"), "%s",
+                  gr_json_str(c, "name"));
+        gr_json_free(j);
+        free(json);
+    }
+    char *md = gr_strf("%s/students/stretch-skip/report.md", out);
+    char *report = gr_read_file(md, 1 << 22, NULL, &err);
+    cr_assert_not_null(report, "%s", err.msg);
+    cr_expect(strstr(report, "| stretch | stretch valley:17x15:2777 (12 steps) | **not-run** | "
+                             "not attempted ("), "%s", report);
+    free(report);
+    free(md);
+    free(console);
+    free(rubric);
     free(kit);
     free(subs);
     free(out);

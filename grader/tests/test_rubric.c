@@ -313,3 +313,56 @@ Test(rubric, a_missing_file_is_reported)
     cr_assert_eq(gr_rubric_read("/nonexistent/rubric.txt", &r, &err), -1);
     cr_assert(strstr(err.msg, "/nonexistent/rubric.txt: cannot open"), "%s", err.msg);
 }
+
+/* `stretch` lines: a manifest name, a seeded spec, or a spec seeded at grading time; kept
+   apart from the scored datasets. */
+Test(rubric, stretch_datasets_are_read_apart_from_the_scored_ones)
+{
+    char *text = rubric_with(NULL, "  stretch bruss:97x97 61\n  stretch bruss:9x9:4 5\n"
+                                   "  stretch bruss-tiny 23");
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_parse("rubric.txt", text, &r, &err), &err);
+    const gr_lab_rubric *lab = &r.labs[0];
+    cr_assert_eq(lab->ndatasets, 2, "stretch lines must not become scored datasets");
+    cr_assert_eq(lab->nstretch, 3);
+    cr_expect(lab->stretch[0].hidden && lab->stretch[0].generated && lab->stretch[0].steps == 61);
+    cr_expect(!lab->stretch[1].hidden && lab->stretch[1].generated && lab->stretch[1].steps == 5);
+    cr_expect(!lab->stretch[2].hidden && !lab->stretch[2].generated &&
+              strcmp(lab->stretch[2].name, "bruss-tiny") == 0);
+    char *key_text = gr_rubric_lab_text(lab);
+    cr_expect(strstr(key_text, "stretch bruss:97x97 61\n"), "not part of the reuse key: %s",
+              key_text);
+    free(key_text);
+    gr_rubric_free(&r);
+    free(text);
+
+    text = rubric_with(NULL, "  stretch bruss:97x97");
+    expect_error(text, "rubric.txt:12:", "stretch DATASET STEPS");
+    free(text);
+    text = rubric_with(NULL, "  stretch bruss:97x97 61\n  stretch bruss:97x97 61");
+    expect_error(text, "rubric.txt:13:", "already listed (line 12)");
+    free(text);
+    text = rubric_with(NULL, "  stretch bruss:97x97 0");
+    expect_error(text, "rubric.txt:12:", "out of range");
+    free(text);
+}
+
+/* The kit's rubric gives lab 05 its hidden Brusselator (issue 14), reported and not scored. */
+Test(rubric, lab_05_has_a_stretch_dataset)
+{
+    char path[512];
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+                 &err);
+    const gr_lab_rubric *lab = gr_rubric_find(&r, "05-diamond-tiling");
+    cr_assert_not_null(lab);
+    cr_assert_geq(lab->nstretch, 1);
+    cr_expect(lab->stretch[0].hidden && strncmp(lab->stretch[0].name, "bruss:", 6) == 0,
+              "%s", lab->stretch[0].name);
+    for (int i = 0; i < lab->ndatasets; i++)
+        cr_expect(strncmp(lab->datasets[i].name, "bruss", 5) != 0,
+                  "a Brusselator is a scored dataset: %s", lab->datasets[i].name);
+    gr_rubric_free(&r);
+}

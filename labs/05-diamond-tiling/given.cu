@@ -1,7 +1,9 @@
 // Lab 05, given (read-only): the variants, the two baselines and the loop over rows of tiles
 // that calls your lab05_tile_row(). The baselines are lab 02's lesson on this model: one
 // thread per mass point reading (u, v) as one 16-byte load, so a warp reads 512 contiguous
-// bytes; their arithmetic is lk_vstring_point_step(), the serial reference's.
+// bytes; their arithmetic is lk_vstring_point_step(), the serial reference's. The stretch
+// model's baseline, bruss-linear, is the same lesson on the Brusselator: one thread per grid
+// point, (U, V) as one 16-byte load, lk_bruss_point_step().
 
 #include <stdio.h>
 #include <string.h>
@@ -13,15 +15,21 @@
 
 namespace cg = cooperative_groups;
 
-// Positional (C++ has no designated initializers before C++20): name, help, tile, given.
-const lk_variant lab05_variants[5] = {
+// Positional (C++ has no designated initializers before C++20): name, help, tile, given,
+// reorders, named_only, cpu, compare_with. `linear` stays the last given variant: the
+// baseline of the string's --bench.
+const lk_variant lab05_variants[7] = {
     {"diamond", ": your diamonds, D/2 steps per launch (default)", 128, 64, 0},
     {"honeycomb", ": your hexagons (stretch), WIDTHxHEIGHT free", 512, 64, 0},
+    {"bruss", ": your Brusselator row bands (stretch model; default on bruss inputs), "
+              "ROWSxSTEPS (default: chosen for the GPU)", 0, 4, 0, 0, 1, 0, "bruss-linear"},
     {"persistent", ": given, one cooperative launch, grid barrier per step", 256, 1, 1},
+    {"bruss-linear", ": given Brusselator, one step per launch (bruss inputs)", 256, 1, 1, 0, 1},
     {"linear", ": given, one step per launch (the baseline of --bench)", 256, 1, 1},
     {NULL, NULL, 0, 0, 0}};
 
-static const char *const method_names[4] = {"diamond", "honeycomb", "linear", "persistent"};
+static const char *const method_names[6] = {"diamond", "honeycomb",    "linear",
+                                            "persistent", "bruss", "bruss-linear"};
 
 int lab05_method_parse(const char *name, lab05_method *out, lk_error *err)
 {
@@ -29,17 +37,53 @@ int lab05_method_parse(const char *name, lab05_method *out, lk_error *err)
         *out = LAB05_RUN_DIAMOND;
         return 0;
     }
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < 6; m++)
         if (strcmp(name, method_names[m]) == 0) {
             *out = (lab05_method)m;
             return 0;
         }
     return lk_fail(err, "--variant %s: unknown variant: use diamond, honeycomb, linear or "
-                        "persistent", name);
+                        "persistent (strings), bruss or bruss-linear (Brusselator)", name);
+}
+
+int lab05_method_is_bruss(lab05_method method)
+{
+    return method == LAB05_RUN_BRUSS || method == LAB05_RUN_BRUSS_LINEAR;
+}
+
+int lab05_check_model(const char *variant, int bruss, lk_error *err)
+{
+    lab05_method m = bruss ? LAB05_RUN_BRUSS : LAB05_RUN_DIAMOND;
+    if (variant && variant[0] && lab05_method_parse(variant, &m, err) != 0)
+        return -1;
+    if (lab05_method_is_bruss(m) == bruss)
+        return 0;
+    if (bruss)
+        return lk_fail(err, "--variant %s runs on a string; the input is a Brusselator (model "
+                            "bruss): use --variant bruss or bruss-linear, or leave --variant "
+                            "out", variant);
+    return lk_fail(err, "--variant %s runs on a Brusselator (--gen bruss:MxM:SEED or a bruss "
+                        "dataset); the input is a string: use diamond, honeycomb, linear or "
+                        "persistent", variant);
 }
 
 int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
 {
+    if (method == LAB05_RUN_BRUSS) {
+        if (width < 0 || width > LAB05_MAX_WIDTH || height < 1 || height > LAB05_MAX_WIDTH)
+            return lk_fail(err, "--tile %dx%d: the Brusselator's tile is ROWSxSTEPS, grid rows "
+                                "per block and steps per launch, each 1 to %d (leave --tile out "
+                                "to let the given code choose): e.g. --tile 8x4", width, height,
+                           LAB05_MAX_WIDTH);
+        return 0;
+    }
+    if (method == LAB05_RUN_BRUSS_LINEAR) {
+        if (width < 1 || width > LAB05_MAX_WIDTH || height != 1)
+            return lk_fail(err, "--tile %dx%d: the bruss-linear baseline does one step per "
+                                "launch with blocks of 1 to %d threads: use e.g. --tile 256x1",
+                           width, height, LAB05_MAX_WIDTH);
+        return 0;
+    }
     if (width < 1 || width > LAB05_MAX_WIDTH || height < 1)
         return lk_fail(err, "--tile %dx%d: the width must be from 1 to %d points and the "
                             "height at least 1 step", width, height, LAB05_MAX_WIDTH);
@@ -62,6 +106,9 @@ int lab05_check_tile(lab05_method method, int width, int height, lk_error *err)
             return lk_fail(err, "--tile %dx%d: a hexagon W points wide is at most W/2 steps "
                                 "high: use a height <= %d", width, height, width / 2);
         return 0;
+    case LAB05_RUN_BRUSS:
+    case LAB05_RUN_BRUSS_LINEAR:
+        break; /* checked above */
     }
     return lk_fail(err, "unknown variant %d", (int)method);
 }
@@ -209,6 +256,9 @@ extern "C" int lab05_gpu_run(lab05_method method, int n, const double *y0, doubl
                              int steps, int width, int height, lk_error *err)
 {
     lk_error_clear(err);
+    if (lab05_method_is_bruss(method))
+        return lk_fail(err, "variant %s runs on a Brusselator, not on a string",
+                       method_names[method]);
     if (lab05_check_tile(method, width, height, err) != 0)
         return -1;
     if (n < 1)
@@ -236,5 +286,125 @@ done:
     cudaFree(d[0]);
     cudaFree(d[1]);
     cudaFree(d_edges);
+    return rc;
+}
+
+// ---- the stretch model: the Brusselator --------------------------------------------------
+
+// One Euler step of grid point p = k m + j from cur into next: its (U, V) and its four
+// neighbours' (reflected at the border) as 16-byte loads.
+static __global__ void bruss_linear_step(int m, const double *__restrict__ cur,
+                                         double *__restrict__ next)
+{
+    const long p = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= (long)m * m)
+        return;
+    const int k = (int)(p / m), j = (int)(p % m);
+    const double2 *y = reinterpret_cast<const double2 *>(cur);
+    const double2 me = y[p];
+    const double2 n = y[(long)lk_bruss_reflect(k - 1, m) * m + j];
+    const double2 s = y[(long)lk_bruss_reflect(k + 1, m) * m + j];
+    const double2 w = y[(long)k * m + lk_bruss_reflect(j - 1, m)];
+    const double2 e = y[(long)k * m + lk_bruss_reflect(j + 1, m)];
+    double2 out;
+    lk_bruss_point_step(lk_bruss_h(m), lk_bruss_c(m), me.x, me.y, &n.x, &s.x, &w.x, &e.x,
+                        &out.x, &out.y);
+    reinterpret_cast<double2 *>(next)[p] = out;
+}
+
+static int run_bruss_linear(int m, int steps, int block, double **d, int *result, lk_error *err)
+{
+    const unsigned grid = (unsigned)(((long)m * m + block - 1) / block);
+    int cur = 0;
+    for (int s = 0; s < steps; s++) {
+        bruss_linear_step<<<grid, block>>>(m, d[cur], d[1 - cur]);
+        LK_LAUNCH_TRY(err);
+        cur = 1 - cur;
+    }
+    *result = cur;
+    return 0;
+}
+
+// A kernels.cu written before the stretch model existed has no lab05_bruss_launch: this weak
+// default lets it build, and reports the stretch as not attempted. Yours replaces it.
+extern "C" __attribute__((weak)) int lab05_bruss_launch(int, int, int, const double *, double *,
+                                                        lk_error *)
+{
+    return LAB05_NOT_ATTEMPTED;
+}
+
+// As student_call, for the stretch's launcher.
+static int bruss_call(int rc, lk_error *err)
+{
+    if (rc == 0)
+        return 0;
+    if (rc == LAB05_NOT_ATTEMPTED)
+        return lk_fail(err, "lab05_bruss_launch returned LAB05_NOT_ATTEMPTED: the Brusselator "
+                            "is the stretch model (TODO 5 in kernels.cu), not attempted; "
+                            "--variant bruss-linear runs the given version");
+    if (!err->msg[0])
+        return lk_fail(err, "lab05_bruss_launch returned %d without a message: fill err "
+                            "(LK_LAUNCH_TRY, lk_fail) so the failure can be explained", rc);
+    return -1;
+}
+
+// Your launcher once per `height` steps (the last launch fewer), the states swapped between.
+static int run_bruss_rows(int m, int steps, int rows, int height, double **d, int *result,
+                          lk_error *err)
+{
+    if (rows == 0) {
+        int dev = 0, sms = 0, smem = 0;
+        LK_CUDA_TRY(err, cudaGetDevice(&dev));
+        LK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        LK_CUDA_TRY(err, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                                dev));
+        if (lab05_bruss_auto_tile(m, sms, (size_t)smem, &rows, &height) != 0)
+            return lk_fail(err, "m = %d: one grid row with a halo row on each side needs %zu "
+                                "bytes of shared memory in two buffers, this GPU allows %d per "
+                                "block: row bands cannot hold this grid (the stretch's lesson, "
+                                "README.md); use --variant bruss-linear", m,
+                           lab05_bruss_band_bytes(m, 1, 1), smem);
+    }
+    int cur = 0;
+    for (int done = 0; done < steps; done += height) {
+        const int levels = steps - done < height ? steps - done : height;
+        if (bruss_call(lab05_bruss_launch(m, levels, rows, d[cur], d[1 - cur], err), err) != 0)
+            return -1;
+        cur = 1 - cur;
+    }
+    *result = cur;
+    return 0;
+}
+
+extern "C" int lab05_bruss_gpu_run(lab05_method method, int m, const double *y0,
+                                   double *y_out, int steps, int width, int height,
+                                   lk_error *err)
+{
+    lk_error_clear(err);
+    if (!lab05_method_is_bruss(method))
+        return lk_fail(err, "variant %s runs on a string, not on a Brusselator",
+                       method_names[method]);
+    if (lab05_check_tile(method, width, height, err) != 0)
+        return -1;
+    if (m < LK_BRUSS_MIN_M || m > LK_BRUSS_MAX_M)
+        return lk_fail(err, "a Brusselator of side %d: m must be from %d to %d", m,
+                       LK_BRUSS_MIN_M, LK_BRUSS_MAX_M);
+    const size_t bytes = lk_bruss_components(m) * sizeof(double);
+    double *d[2] = {NULL, NULL};
+    int rc = -1, result = 0;
+    CUDA_GO(cudaMalloc((void **)&d[0], bytes));
+    CUDA_GO(cudaMalloc((void **)&d[1], bytes));
+    CUDA_GO(cudaMemcpy(d[0], y0, bytes, cudaMemcpyHostToDevice));
+    if ((method == LAB05_RUN_BRUSS_LINEAR
+             ? run_bruss_linear(m, steps, width, d, &result, err)
+             : run_bruss_rows(m, steps, width, height, d, &result, err)) != 0)
+        goto done;
+    // Errors inside the kernels (an out-of-bounds access) surface here, not at the launch.
+    CUDA_GO(cudaDeviceSynchronize());
+    CUDA_GO(cudaMemcpy(y_out, d[result], bytes, cudaMemcpyDeviceToHost));
+    rc = 0;
+done:
+    cudaFree(d[0]);
+    cudaFree(d[1]);
     return rc;
 }

@@ -60,3 +60,18 @@ extern "C" int lab05_tile_row(lab05_variant variant, int n, int steps, int row, 
     return lk_fail(err, "lab05_tile_row: the diamond kernel is not written yet: TODO 1 and "
                         "2 in kernels.cu");
 }
+
+// TODO 5 (stretch model, not graded; README "Stretch: the Brusselator"): temporal blocking
+// over the rows of the 2-D Brusselator (labkit/bruss.h), lab05_bruss_launch() in lab.h.
+// One block per band of `rows` grid rows: load the rows [r - steps, r + rows + steps) of
+// d_in (clipped to the grid) into shared memory, advance them `steps` steps with
+// lk_bruss_point_step (one row fewer on each side per step; at the border the reflection
+// reads inside the grid: lk_bruss_reflect), write the band's rows into d_out. Then compare
+// it with the given bruss-linear at m = 200, 500 and 2048 (make bench) and answer the
+// questions of the handout.
+
+extern "C" int lab05_bruss_launch(int m, int steps, int rows, const double *d_in,
+                                  double *d_out, lk_error *err)
+{
+    return LAB05_NOT_ATTEMPTED;
+}

@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 
+#include "labkit/bruss.h"
 #include "labkit/error.h"
 #include "labkit/vstring.h"
 
@@ -152,6 +153,67 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
     const size_t tiles = (size_t)lab05_edge_tiles(n, width, height);
     return ((((size_t)(row % 2) * tiles + (size_t)i) * 2 + (size_t)side) * (size_t)height +
             (size_t)j) * 4;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Stretch model (not graded; README.md, "Stretch: the Brusselator"): the 2-D Brusselator
+ * of labkit/bruss.h, where the access distance is one grid row (2m components) and grows
+ * with the grid. kernels.cu defines lab05_bruss_launch().
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Advance the m x m Brusselator @p steps explicit Euler steps from @p d_in into @p d_out
+ * (2m^2 doubles each, labkit/bruss.h's layout) in one launch: temporal blocking over the
+ * grid rows. The given loop (given.cu) calls it with steps = the tile height H (the last
+ * launch fewer) and swaps d_in and d_out between calls. `--tile WxH` gives @p rows = W,
+ * the grid rows each block writes; without `--tile` (the variant's default 0x4, W = 0) the
+ * given code chooses W and H (lab05_bruss_auto_tile()).
+ *
+ * The scheme of the handout: the block of rows [r, r + W) reads the rows
+ * [r - steps, r + W + steps) of d_in (clipped to 0..m-1: beyond the border the reflection
+ * reads inside the grid), advances them in shared memory, one row fewer on each side per
+ * step, and writes its own W rows into d_out. d_in is never written (other blocks read it).
+ * Only launch: no allocation, no synchronisation, no copies. Compute with
+ * lk_bruss_point_step() so the result equals the serial reference to the bit.
+ *
+ * @param m      grid side (2 <= m <= LK_BRUSS_MAX_M, odd or even)
+ * @param steps  Euler steps of this launch (0: nothing to do, launch nothing)
+ * @param rows   grid rows per block (>= 1; may exceed m: one block then)
+ * @return 0, -1 on failure (say why in @p err: e.g. a tile that needs more shared memory than
+ *         the GPU has), or LAB05_NOT_ATTEMPTED while the stretch is not attempted.
+ */
+int lab05_bruss_launch(int m, int steps, int rows, const double *d_in, double *d_out,
+                       lk_error *err);
+
+/** Shared memory of the handout's scheme: two buffers (levels t and t + 1) of the rows a
+    block holds, W + 2H at most, each 2m doubles. */
+static inline size_t lab05_bruss_band_bytes(int m, int rows, int steps)
+{
+    return 2 * ((size_t)rows + 2 * (size_t)steps) * 2 * (size_t)m * sizeof(double);
+}
+
+/**
+ * The tile `--tile 0xH` (the default 0x4) runs on a GPU of @p sms SMs with @p smem bytes of
+ * shared memory per block: H lowered until one row and H halo rows on each side fit, then
+ * W = as many rows as fit, but at most ceil(m / sms) so that every SM gets a band.
+ * Returns 0, or -1 when not even one row with one halo row on each side fits (a grid too
+ * wide for row bands in shared memory: the lesson of the stretch).
+ */
+static inline int lab05_bruss_auto_tile(int m, int sms, size_t smem, int *rows, int *height)
+{
+    int h = *height < 1 ? 1 : *height;
+    while (h > 1 && lab05_bruss_band_bytes(m, 1, h) > smem)
+        h--;
+    if (lab05_bruss_band_bytes(m, 1, h) > smem)
+        return -1;
+    const size_t per_row = lab05_bruss_band_bytes(m, 1, 0);
+    size_t fit = smem / per_row - 2 * (size_t)h;
+    const size_t spread = ((size_t)m + (size_t)sms - 1) / (size_t)(sms < 1 ? 1 : sms);
+    if (fit > spread)
+        fit = spread;
+    *rows = fit < 1 ? 1 : (int)fit;
+    *height = h;
+    return 0;
 }
 
 #ifdef __cplusplus

@@ -3,15 +3,20 @@
    (given.cu), or a given baseline, as the harness plans it; compare and hash, report.
    `make bench` times your variants against the one-step-per-launch baseline on three sizes
    (bench.runs adds the baselines' own rows). The harness (labkit/harness.h) owns the
-   options, the poisoning, the timing and the reports. */
+   options, the poisoning, the timing and the reports.
+   A Brusselator input (--gen bruss:MxM:SEED or a bruss dataset: the stretch model) takes the
+   same steps with the Brusselator's serial program and variants, `bruss` by default. */
+#include <stdio.h>
+
 #include "given.h"
+#include "labkit/bruss_driver.h"
 #include "labkit/vstring_driver.h"
 
 static const lk_lab lab05 = {
     .name = LK_LAB,
-    .title = "Vibrating string (explicit Euler)",
+    .title = "Vibrating string (explicit Euler); stretch: 2-D Brusselator",
     .options = LK_OPT_TILE,
-    .gen_help = LK_VSTRING_GEN_HELP,
+    .gen_help = LK_VSTRING_GEN_HELP "; or " LK_BRUSS_GEN_HELP,
     .variants = lab05_variants,
     .standard_dataset = "string-pluck-1m",
     .bench_dataset = "string-random-50m",
@@ -19,26 +24,55 @@ static const lk_lab lab05 = {
     .bench_serial_steps = 2,
 };
 
-int main(int argc, char **argv)
+static int run_string(lk_run *run)
 {
-    lk_run run;
     lk_vstring sim = {0};
-    if (lk_run_start(&run, &lab05, argc, argv) != 0)
-        return run.status;
-    if (lab05_check_options(run.opt.variant, run.opt.tile_x, run.opt.tile_y, &run.err) != 0)
-        return lk_run_usage_error(&run);
-    lk_vstring_open(&run, &sim);
-    if (lk_run_serial_begin(&run))
-        lk_run_serial_end(&run, lk_vstring_serial(&sim, run.serial_steps, run.expected,
-                                                  &run.err));
-    for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
+    lk_vstring_open(run, &sim);
+    if (lk_run_serial_begin(run))
+        lk_run_serial_end(run, lk_vstring_serial(&sim, run->serial_steps, run->expected,
+                                                 &run->err));
+    for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
         lab05_method method;
         int width = c->tile_x, height = c->tile_y;
-        lab05_tile_for_call(c->variant, c->given, run.opt.variant, &width, &height);
+        lab05_tile_for_call(c->variant, c->given, run->opt.variant, &width, &height);
         c->rc = lab05_method_parse(c->variant, &method, &c->err) ||
                 lab05_gpu_run(method, sim.n, sim.y0, c->out, c->steps, width, height, &c->err);
     }
-    lk_vstring_report(&run, &sim);
+    lk_vstring_report(run, &sim);
     lk_vstring_free(&sim);
-    return lk_run_finish(&run);
+    return lk_run_finish(run);
+}
+
+static int run_bruss(lk_run *run)
+{
+    lk_bruss sim = {0};
+    lk_bruss_open(run, &sim);
+    if (lk_run_serial_begin(run))
+        lk_run_serial_end(run, lk_bruss_serial(&sim, run->serial_steps, run->expected,
+                                               &run->err));
+    for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
+        lab05_method method;
+        int width = c->tile_x, height = c->tile_y;
+        lab05_tile_for_call(c->variant, c->given, run->opt.variant, &width, &height);
+        c->rc = lab05_method_parse(c->variant, &method, &c->err) ||
+                lab05_bruss_gpu_run(method, sim.m, sim.y0, c->out, c->steps, width, height,
+                                    &c->err);
+    }
+    lk_bruss_report(run, &sim);
+    lk_bruss_free(&sim);
+    return lk_run_finish(run);
+}
+
+int main(int argc, char **argv)
+{
+    lk_run run;
+    if (lk_run_start(&run, &lab05, argc, argv) != 0)
+        return run.status;
+    const int bruss = lk_bruss_input(&run.opt);
+    if (bruss && !run.opt.variant[0])
+        snprintf(run.opt.variant, sizeof run.opt.variant, "bruss");
+    if (lab05_check_model(run.opt.variant, bruss, &run.err) != 0 ||
+        lab05_check_options(run.opt.variant, run.opt.tile_x, run.opt.tile_y, &run.err) != 0)
+        return lk_run_usage_error(&run);
+    return bruss ? run_bruss(&run) : run_string(&run);
 }

@@ -163,3 +163,81 @@ extern "C" int lab05_tile_row(lab05_variant variant, int n, int steps, int row, 
     LK_LAUNCH_TRY(err);
     return 0;
 }
+
+// ---- Stretch model: the Brusselator, temporal blocking over row bands ------------------
+//
+// One block per band of R grid rows [r0, r0 + R). It loads the rows [r0 - T, r0 + R + T) of
+// the state, clipped to the grid, into shared memory, computes level s = 1 .. T on the rows
+// [r0 - (T - s), r0 + R + (T - s)) (clipped: at the border the reflection reads inside the
+// grid, which the band holds), two buffers by parity and one barrier per level, and writes
+// level T of its own rows to d_out. Global memory sees R + 2T rows read and R rows written
+// per T steps; the price is the halo rows computed twice (by this block and its
+// neighbour) and a band that must fit in shared memory: 2 (R + 2T) rows of 16 m bytes.
+
+#define BRUSS_THREADS 512
+
+static __global__ void bruss_band_kernel(int m, int T, int R, const double *__restrict__ d_in,
+                                         double *__restrict__ d_out)
+{
+    extern __shared__ double2 band[];
+    const int r0 = blockIdx.x * R;
+    const int lo = max(0, r0 - T), hi = min(m, r0 + R + T);
+    const int held = (hi - lo) * m; // fits shared memory, so an int
+    double2 *cur = band, *next = band + held;
+    const double2 *in2 = reinterpret_cast<const double2 *>(d_in);
+    double2 *out2 = reinterpret_cast<double2 *>(d_out);
+    for (int q = threadIdx.x; q < held; q += blockDim.x)
+        cur[q] = in2[(long)lo * m + q];
+    __syncthreads();
+    const double h = lk_bruss_h(m), c = lk_bruss_c(m);
+    for (int s = 1; s <= T; s++) {
+        const int a = max(0, r0 - (T - s)), b = min(m, r0 + R + (T - s));
+        const int count = (b - a) * m;
+        for (int q = threadIdx.x; q < count; q += blockDim.x) {
+            const int k = a + q / m, j = q % m, row = (k - lo) * m;
+            const double2 me = cur[row + j];
+            const double2 nn = cur[(lk_bruss_reflect(k - 1, m) - lo) * m + j];
+            const double2 ss = cur[(lk_bruss_reflect(k + 1, m) - lo) * m + j];
+            const double2 ww = cur[row + lk_bruss_reflect(j - 1, m)];
+            const double2 ee = cur[row + lk_bruss_reflect(j + 1, m)];
+            double2 r;
+            lk_bruss_point_step(h, c, me.x, me.y, &nn.x, &ss.x, &ww.x, &ee.x, &r.x, &r.y);
+            if (s == T) // rows a..b are the band's own now
+                out2[(long)k * m + j] = r;
+            else
+                next[row + j] = r;
+        }
+        __syncthreads();
+        double2 *swap = cur;
+        cur = next;
+        next = swap;
+    }
+}
+
+extern "C" int lab05_bruss_launch(int m, int steps, int rows, const double *d_in,
+                                  double *d_out, lk_error *err)
+{
+    if (steps <= 0)
+        return 0;
+    if (rows < 1 || m < LK_BRUSS_MIN_M)
+        return lk_fail(err, "lab05_bruss_launch: %d rows per band of a grid of side %d: both "
+                            "must be >= 1 (m >= 2)", rows, m);
+    const long held_rows = (long)rows + 2L * steps < m ? (long)rows + 2L * steps : m;
+    const size_t shared = 2 * (size_t)held_rows * (size_t)m * 2 * sizeof(double);
+    int dev = 0, limit = 0;
+    LK_CUDA_TRY(err, cudaGetDevice(&dev));
+    LK_CUDA_TRY(err, cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (shared > (size_t)limit)
+        return lk_fail(err, "lab05_bruss_launch: a band of %d rows and %d steps at m = %d holds "
+                            "2 x %ld rows of %d doubles, %zu bytes of shared memory; this GPU "
+                            "allows %d per block: use fewer rows or steps (--tile 0xH lets the "
+                            "given code choose)", rows, steps, m, held_rows, 2 * m, shared,
+                       limit);
+    LK_CUDA_TRY(err, cudaFuncSetAttribute(bruss_band_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)shared));
+    const unsigned blocks = (unsigned)((m + rows - 1) / rows);
+    bruss_band_kernel<<<blocks, BRUSS_THREADS, shared>>>(m, steps, rows, d_in, d_out);
+    LK_LAUNCH_TRY(err);
+    return 0;
+}

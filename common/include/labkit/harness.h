@@ -50,6 +50,9 @@ typedef struct lk_variant {
     int named_only;
     int cpu;            /**< 1: runs on the CPU (lab 07's CPU back end): the run needs no GPU,
                              and `--bench` leaves it out. */
+    /** The given variant `--bench` compares this one with (NULL: the last given one; lab
+        05's Brusselator variant names its own baseline). */
+    const char *compare_with;
 } lk_variant;
 
 /** Everything the harness needs to know about a lab: data only. */

@@ -91,3 +91,94 @@ Test(given, impossible_tile_is_an_error_not_garbage)
     cr_assert_eq(lab05_gpu_run(LAB05_RUN_DIAMOND, 1, y0, y, 3, 128, 32, &err), -1);
     cr_assert(strstr(err.msg, "W/2 steps high"), "%s", err.msg);
 }
+
+/* ---- the stretch model: the Brusselator ------------------------------------------------ */
+
+/* 1 when your lab05_bruss_launch() is still the skeleton's (nothing launches with 0 steps). */
+static int bruss_not_attempted(void)
+{
+    lk_error err;
+    lk_error_clear(&err);
+    return lab05_bruss_launch(3, 0, 1, NULL, NULL, &err) == LAB05_NOT_ATTEMPTED;
+}
+
+static void check_bruss(lab05_method method, int m, unsigned long long seed, int steps,
+                        int width, int height)
+{
+    LK_REQUIRE_GPU();
+    if (method == LAB05_RUN_BRUSS && bruss_not_attempted())
+        cr_skip_test("the Brusselator (stretch model, TODO 5) is not attempted: "
+                     "lab05_bruss_launch returns LAB05_NOT_ATTEMPTED");
+    lk_bruss_spec spec = {m, seed};
+    lk_bruss sim;
+    lk_error err;
+    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    const size_t len = lk_bruss_components(m);
+    double *want = malloc(len * sizeof *want), *got = malloc(len * sizeof *got);
+    LK_ASSERT_OK(lk_bruss_serial(&sim, steps, want, &err), &err);
+    lk_poison(got, len);
+    lk_poison_device_allocations(1);
+    int rc = lab05_bruss_gpu_run(method, m, sim.y0, got, steps, width, height, &err);
+    lk_poison_device_allocations(0);
+    cr_assert_eq(rc, 0, "m %d, %d steps, tile %dx%d: %s", m, steps, width, height, err.msg);
+    char what[128];
+    snprintf(what, sizeof what, "Brusselator m %d (row k; col 2j U, 2j+1 V), %d steps, tile %dx%d",
+             m, steps, width, height);
+    lk_assert_grid_eq(want, got, m, 2 * m, what);
+    free(want);
+    free(got);
+    lk_bruss_free(&sim);
+}
+
+/* Odd and even sides from the smallest, steps below, at and above a launch's height. */
+static void check_bruss_variant(lab05_method method, int width, int height)
+{
+    static const int ms[] = {2, 3, 7, 64, 97, 201};
+    static const int steps[] = {1, 3, 4, 5, 13};
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof steps / sizeof *steps; b++)
+            check_bruss(method, ms[a], (a + b) % 3, steps[b], width, height);
+}
+
+Test(bruss_linear, bit_exact_on_odd_sizes) { check_bruss_variant(LAB05_RUN_BRUSS_LINEAR, 256, 1); }
+Test(bruss_linear, odd_block) { check_bruss(LAB05_RUN_BRUSS_LINEAR, 97, 7, 29, 33, 1); }
+Test(bruss_rows, default_tile_0x4) { check_bruss_variant(LAB05_RUN_BRUSS, 0, 4); }
+Test(bruss_rows, one_row_one_step) { check_bruss_variant(LAB05_RUN_BRUSS, 1, 1); }
+Test(bruss_rows, more_steps_than_rows_3x5) { check_bruss_variant(LAB05_RUN_BRUSS, 3, 5); }
+Test(bruss_rows, band_wider_than_small_grids_24x3) { check_bruss_variant(LAB05_RUN_BRUSS, 24, 3); }
+Test(bruss_rows, bench_size_m_500_default_tile) { check_bruss(LAB05_RUN_BRUSS, 500, 0, 9, 0, 4); }
+Test(bruss_rows, wide_grid_m_2048_default_tile) { check_bruss(LAB05_RUN_BRUSS, 2048, 1, 3, 0, 4); }
+
+/* The skeleton's stretch is reported as not attempted, never as a crash or a wrong answer. */
+Test(bruss_rows, not_attempted_is_reported_as_such)
+{
+    LK_REQUIRE_GPU();
+    lk_bruss_spec spec = {9, 1};
+    lk_bruss sim;
+    lk_error err;
+    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    double y[2 * 81];
+    int rc = lab05_bruss_gpu_run(LAB05_RUN_BRUSS, 9, sim.y0, y, 5, 0, 4, &err);
+    if (bruss_not_attempted()) {
+        cr_expect_eq(rc, -1);
+        cr_expect(strstr(err.msg, "LAB05_NOT_ATTEMPTED") && strstr(err.msg, "not attempted"),
+                  "%s", err.msg);
+    } else {
+        cr_expect_eq(rc, 0, "%s", err.msg);
+    }
+    lk_bruss_free(&sim);
+}
+
+/* A grid too wide for one band row in shared memory is an error that says why. */
+Test(bruss_rows, grid_too_wide_for_row_bands_is_an_error)
+{
+    LK_REQUIRE_GPU();
+    const int m = 4096;
+    double *y0 = calloc(lk_bruss_components(m), sizeof *y0);
+    double *y = malloc(lk_bruss_components(m) * sizeof *y);
+    lk_error err;
+    cr_assert_eq(lab05_bruss_gpu_run(LAB05_RUN_BRUSS, m, y0, y, 1, 0, 4, &err), -1);
+    cr_expect(strstr(err.msg, "row bands cannot hold this grid"), "%s", err.msg);
+    free(y0);
+    free(y);
+}

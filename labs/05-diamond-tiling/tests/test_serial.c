@@ -372,3 +372,252 @@ Test(given, baseline_of_a_bench_comparison_keeps_its_own_tile)
     lab05_tile_for_call("diamond", 0, "", &w, &h);
     cr_expect(w == 64 && h == 32, "your diamond ran with %dx%d", w, h);
 }
+
+/* ---- the stretch model: the Brusselator (labkit/bruss.h, serial.c) ---------------------- */
+
+static lk_bruss bruss_generated(int m, unsigned long long seed)
+{
+    lk_bruss_spec spec = {m, seed};
+    lk_bruss sim;
+    lk_error err;
+    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    return sim;
+}
+
+static double *bruss_serial_of(const lk_bruss *sim, int steps)
+{
+    double *y = malloc(lk_bruss_components(sim->m) * sizeof *y);
+    lk_error err;
+    LK_ASSERT_OK(lk_bruss_serial(sim, steps, y, &err), &err);
+    return y;
+}
+
+#define AT(m, k, j, v) (2 * ((size_t)(m) * (k) + (j)) + (v))
+
+/* One step of Korch's start on a 3 x 3 grid, by hand (c = 2e-3 * 2^2 = 8e-3, h = 1e-3):
+   U(k, j) = 0.5 + j/2, V(k, j) = 1 + 5k/2. Corner (0, 0): north and west are missing, so
+   they are second copies of south (1, 0) and east (0, 1): f_U = 1 + 0.25 - 2.2 + c (0.5 +
+   0.5 + 1 + 1 - 2) = -0.942, f_V = 1.7 - 0.25 + c (3.5 + 3.5 + 1 + 1 - 4) = 1.49. Centre
+   (1, 1): f_U = 1 + 3.5 - 4.4 + c (1 + 1 + 0.5 + 1.5 - 4) = 0.1, f_V = 3.4 - 3.5 + c (1 + 6
+   + 3.5 + 3.5 - 14) = -0.1. Corner (2, 2), south and east missing: f_U = 1 + 13.5 - 6.6 +
+   c (1.5 + 1.5 + 1 + 1 - 6) = 7.892, f_V = 5.1 - 13.5 + c (3.5 + 3.5 + 6 + 6 - 24) = -8.44. */
+Test(bruss, one_step_by_hand_at_corners_and_centre)
+{
+    lk_bruss sim = bruss_generated(3, 0);
+    cr_assert_eq(lk_bruss_h(3), 1e-3);
+    cr_assert_eq(lk_bruss_c(3), 8e-3);
+    double *y = bruss_serial_of(&sim, 1);
+    static const struct { int k, j; double u, v; } want[] = {
+        {0, 0, 0.5 - 0.000942, 1.0 + 0.00149},
+        {1, 1, 1.0 + 0.0001, 3.5 - 0.0001},
+        {2, 2, 1.5 + 0.007892, 6.0 - 0.00844}};
+    for (size_t p = 0; p < sizeof want / sizeof *want; p++) {
+        const double u = y[AT(3, want[p].k, want[p].j, 0)], v = y[AT(3, want[p].k, want[p].j, 1)];
+        cr_expect(fabs(u - want[p].u) < 1e-12 && fabs(v - want[p].v) < 1e-12,
+                  "point (%d, %d): U %.17g V %.17g, by hand %.17g %.17g", want[p].k, want[p].j,
+                  u, v, want[p].u, want[p].v);
+    }
+    free(y);
+    lk_bruss_free(&sim);
+}
+
+/* The uniform state U = 1, V = 3.4 is the Brusselator's steady state (A = 1, B = 3.4):
+   f_U = 1 + 3.4 - 4.4 and f_V = 3.4 - 3.4 vanish up to one rounding of 4.4 (EPS * 4.4 per
+   step), the Laplacian is exactly 0. After S steps |U - 1| <= S h 4 EPS 4.4 and the
+   unstable mode (B > 1 + A^2) grows by at most (1 + 2.4 h)^S: 1.002 at S = 1000. */
+Test(bruss, uniform_steady_state_stays_steady)
+{
+    const int m = 9, steps = 1000;
+    lk_bruss sim = bruss_generated(m, 0);
+    for (size_t i = 0; i < lk_bruss_components(m); i += 2) {
+        sim.y0[i] = 1.0;
+        sim.y0[i + 1] = 3.4;
+    }
+    double *y = bruss_serial_of(&sim, steps);
+    const double tol = 1.01 * steps * lk_bruss_h(m) * 4 * EPS * 4.4 + 4 * EPS;
+    for (size_t i = 0; i < lk_bruss_components(m); i += 2)
+        cr_assert(fabs(y[i] - 1.0) <= tol && fabs(y[i + 1] - 3.4) <= tol,
+                  "component %zu: U %.17g V %.17g drifted beyond %.3g", i, y[i], y[i + 1], tol);
+    free(y);
+    lk_bruss_free(&sim);
+}
+
+/* A start that is mirror-symmetric in j and in k stays so bit for bit: the Laplacian sums
+   ((n + s) + (w + e)), and the reflection at the borders is itself a mirror. */
+Test(bruss, mirror_symmetric_start_stays_symmetric_bit_for_bit)
+{
+    static const int ms[] = {2, 7, 10, 31};
+    for (size_t t = 0; t < sizeof ms / sizeof *ms; t++) {
+        const int m = ms[t];
+        lk_bruss sim = bruss_generated(m, 11);
+        for (int k = 0; k < m; k++)
+            for (int j = 0; j < m; j++)
+                for (int v = 0; v < 2; v++) {
+                    const int kk = k < m - 1 - k ? k : m - 1 - k, jj = j < m - 1 - j ? j : m - 1 - j;
+                    sim.y0[AT(m, k, j, v)] = sim.y0[AT(m, kk, jj, v)];
+                }
+        double *y = bruss_serial_of(&sim, 150);
+        for (int k = 0; k < m; k++)
+            for (int j = 0; j < m; j++)
+                for (int v = 0; v < 2; v++) {
+                    const double a = y[AT(m, k, j, v)];
+                    cr_assert(a == y[AT(m, k, m - 1 - j, v)] && a == y[AT(m, m - 1 - k, j, v)],
+                              "m %d: (%d, %d) %s %.17g lost its mirror images %.17g, %.17g", m,
+                              k, j, v ? "V" : "U", a, y[AT(m, k, m - 1 - j, v)],
+                              y[AT(m, m - 1 - k, j, v)]);
+                }
+        free(y);
+        lk_bruss_free(&sim);
+    }
+}
+
+/* Rows that start equal stay equal: the reflection makes row -1 a copy of row 1. Korch's
+   start is not symmetric, so the perturbed grid also tells the directions apart. */
+Test(bruss, equal_rows_stay_equal_and_korch_start_moves)
+{
+    const int m = 13;
+    lk_bruss sim = bruss_generated(m, 5);
+    for (int k = 1; k < m; k++)
+        memcpy(&sim.y0[AT(m, k, 0, 0)], &sim.y0[AT(m, 0, 0, 0)], 2 * m * sizeof(double));
+    double *y = bruss_serial_of(&sim, 99);
+    for (int k = 1; k < m; k++)
+        cr_assert(memcmp(&y[AT(m, k, 0, 0)], y, 2 * m * sizeof(double)) == 0,
+                  "row %d differs from row 0", k);
+    free(y);
+    lk_bruss_free(&sim);
+    lk_bruss korch = bruss_generated(m, 0);
+    y = bruss_serial_of(&korch, 10);
+    cr_assert(y[0] != korch.y0[0] && isfinite(y[0]), "the state did not move: %.17g", y[0]);
+    free(y);
+    lk_bruss_free(&korch);
+}
+
+/* The serial program's component-wise ode_eval_comp equals the shared point step that the
+   kernels call, bit for bit, on odd and even grids. */
+Test(bruss, serial_equals_the_shared_point_step_bit_for_bit)
+{
+    static const int ms[] = {2, 3, 8, 17};
+    for (size_t t = 0; t < sizeof ms / sizeof *ms; t++) {
+        const int m = ms[t], steps = 21;
+        lk_bruss sim = bruss_generated(m, 3 + t);
+        double *want = bruss_serial_of(&sim, steps);
+        const size_t len = lk_bruss_components(m);
+        double *cur = malloc(len * sizeof *cur), *next = malloc(len * sizeof *next);
+        memcpy(cur, sim.y0, len * sizeof *cur);
+        for (int s = 0; s < steps; s++) {
+            for (int k = 0; k < m; k++)
+                for (int j = 0; j < m; j++)
+                    lk_bruss_point_step(lk_bruss_h(m), lk_bruss_c(m), cur[AT(m, k, j, 0)],
+                                        cur[AT(m, k, j, 1)],
+                                        &cur[AT(m, lk_bruss_reflect(k - 1, m), j, 0)],
+                                        &cur[AT(m, lk_bruss_reflect(k + 1, m), j, 0)],
+                                        &cur[AT(m, k, lk_bruss_reflect(j - 1, m), 0)],
+                                        &cur[AT(m, k, lk_bruss_reflect(j + 1, m), 0)],
+                                        &next[AT(m, k, j, 0)], &next[AT(m, k, j, 1)]);
+            double *swap = cur;
+            cur = next;
+            next = swap;
+        }
+        lk_assert_grid_eq(want, cur, m, 2 * m, "Brusselator by lk_bruss_point_step");
+        free(want);
+        free(cur);
+        free(next);
+        lk_bruss_free(&sim);
+    }
+}
+
+Test(bruss, step_is_half_the_stability_bound_at_most_1e_3)
+{
+    cr_expect_eq(lk_bruss_h(2), 1e-3);
+    cr_expect_eq(lk_bruss_h(200), 1e-3, "m = 200: the bound 3.16e-3 halved is above 1e-3");
+    cr_expect_eq(lk_bruss_h(500), 1.0 / (8.0 * lk_bruss_c(500)));
+    cr_expect(fabs(lk_bruss_h(500) - 2.5e-4 / (499.0 * 499.0 / 250000.0)) < 1e-18, "%.17g",
+              lk_bruss_h(500));
+    cr_expect(lk_bruss_h(2048) < 1.5e-5 && lk_bruss_h(2048) > 1.4e-5, "%.17g", lk_bruss_h(2048));
+}
+
+Test(bruss, bad_specs_are_refused_with_the_form)
+{
+    static const struct { const char *spec, *phrase; } bad[] = {
+        {"bruss:1x1:0", "out of range"},
+        {"bruss:16385x16385:0", "out of range"},
+        {"bruss:4x5:0", "write bruss:4x4:0"},
+        {"bruss:5x5", "malformed"},
+        {"bruss:5:1", "not MxM"},
+        {"brusselator:5x5:1", "unknown kind"},
+        {"bruss:5x5:-1", "seed"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        lk_bruss_spec spec;
+        lk_error err;
+        lk_error_clear(&err);
+        cr_expect_eq(lk_bruss_spec_parse(bad[k].spec, &spec, &err), -1, "%s was accepted",
+                     bad[k].spec);
+        cr_expect(strstr(err.msg, bad[k].phrase) && strstr(err.msg, "bruss:MxM:SEED"),
+                  "%s: the message lacks '%s' or the form: %s", bad[k].spec, bad[k].phrase,
+                  err.msg);
+    }
+    lk_bruss_spec spec;
+    lk_error err;
+    LK_ASSERT_OK(lk_bruss_spec_parse("bruss:2x2:9", &spec, &err), &err);
+    cr_expect(spec.m == 2 && spec.seed == 9);
+}
+
+Test(bruss, small_dataset_hashes)
+{
+    static const char *const names[] = {"bruss-tiny", "bruss-odd"};
+    for (size_t k = 0; k < 2; k++) {
+        char manifest[4096], md5[33], hex[33];
+        int steps;
+        lk_bruss sim;
+        lk_error err;
+        lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
+        LK_ASSERT_OK(lk_bruss_load_dataset(manifest, names[k], &sim, &steps, md5, &err), &err);
+        double *y = bruss_serial_of(&sim, steps);
+        LK_ASSERT_OK(lk_bruss_md5(y, sim.m, hex, &err), &err);
+        cr_expect_str_eq(hex, md5, "%s", names[k]);
+        free(y);
+        lk_bruss_free(&sim);
+    }
+}
+
+/* The default tile 0x4 on an H100 (132 SMs, 227 KB per block): every SM gets a band while
+   it fits; at m = 2048 one row with one halo row each side is all that fits; m = 4096 has
+   no room at all. */
+Test(bruss, auto_tile_fits_shared_memory_and_spreads_over_the_sms)
+{
+    const size_t smem = 232448;
+    int rows = 0, height = 4;
+    cr_assert_eq(lab05_bruss_auto_tile(200, 132, smem, &rows, &height), 0);
+    cr_expect(rows == 2 && height == 4, "m 200: %dx%d", rows, height);
+    rows = 0, height = 4;
+    cr_assert_eq(lab05_bruss_auto_tile(500, 132, smem, &rows, &height), 0);
+    cr_expect(rows == 4 && height == 4, "m 500: %dx%d", rows, height);
+    cr_expect(lab05_bruss_band_bytes(500, rows, height) <= smem);
+    rows = 0, height = 4;
+    cr_assert_eq(lab05_bruss_auto_tile(2048, 132, smem, &rows, &height), 0);
+    cr_expect(rows == 1 && height == 1, "m 2048: %dx%d", rows, height);
+    rows = 0, height = 4;
+    cr_expect_eq(lab05_bruss_auto_tile(4096, 132, smem, &rows, &height), -1);
+    rows = 0, height = 4;
+    cr_assert_eq(lab05_bruss_auto_tile(20, 1, smem, &rows, &height), 0);
+    cr_expect(rows == 20 && height == 4, "one SM, m 20: the whole grid in one band, %dx%d",
+              rows, height);
+}
+
+Test(bruss, variants_must_match_the_model)
+{
+    lk_error err;
+    cr_expect_eq(lab05_check_model("", 1, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_model("bruss-linear", 1, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_model("", 0, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_model("diamond", 1, &err), -1);
+    cr_expect(strstr(err.msg, "use --variant bruss or bruss-linear"), "%s", err.msg);
+    cr_expect_eq(lab05_check_model("bruss", 0, &err), -1);
+    cr_expect(strstr(err.msg, "the input is a string"), "%s", err.msg);
+    cr_expect_eq(lab05_check_options("bruss", 0, 0, &err), 0, "%s", err.msg);
+    cr_expect_eq(lab05_check_options("bruss", 0, 4, &err), 0, "the default tile: %s", err.msg);
+    cr_expect_eq(lab05_check_options("bruss-linear", 256, 4, &err), -1);
+    cr_expect(strstr(err.msg, "one step per launch"), "%s", err.msg);
+    cr_expect_eq(lab05_check_options("bruss", 8, 2000, &err), -1);
+    cr_expect(strstr(err.msg, "ROWSxSTEPS"), "%s", err.msg);
+}

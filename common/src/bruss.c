@@ -1,0 +1,132 @@
+/* The Brusselator (labkit/bruss.h): generator specs, initial states, datasets, hashes and
+   text output. The Euler steps are lab 05's serial.c and kernels. */
+#include "labkit/bruss.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/cli.h"
+#include "labkit/grid_io.h"
+#include "labkit/manifest.h"
+#include "labkit/rng.h"
+
+static const char *forms = "use bruss:MxM:SEED (an M x M grid, M from 2 to 16384; SEED 0 is "
+                           "Korch's initial state, others perturb it), e.g. bruss:201x201:0";
+
+int lk_bruss_is_spec(const char *spec)
+{
+    return spec && strncmp(spec, "bruss:", 6) == 0;
+}
+
+int lk_bruss_spec_parse(const char *s, lk_bruss_spec *out, lk_error *err)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return lk_fail(err, "generator spec '%.40s...' is too long: %s", s, forms);
+    strcpy(buf, s);
+    char *kind = buf, *dims = strchr(buf, ':'), *seed = NULL;
+    if (dims) {
+        *dims++ = '\0';
+        seed = strchr(dims, ':');
+        if (seed)
+            *seed++ = '\0';
+    }
+    if (strcmp(kind, "bruss") != 0)
+        return lk_fail(err, "generator spec '%s': unknown kind '%s': %s", s, kind, forms);
+    if (!dims || !seed)
+        return lk_fail(err, "generator spec '%s' is malformed: %s", s, forms);
+    char *x = strchr(dims, 'x');
+    if (!x)
+        return lk_fail(err, "generator spec '%s': size '%s' is not MxM: %s", s, dims, forms);
+    *x++ = '\0';
+    int rows = 0, cols = 0;
+    lk_bruss_spec spec = {0};
+    lk_error sub;
+    if (lk_parse_int("rows", dims, LK_BRUSS_MIN_M, LK_BRUSS_MAX_M, &rows, &sub) != 0 ||
+        lk_parse_int("columns", x, LK_BRUSS_MIN_M, LK_BRUSS_MAX_M, &cols, &sub) != 0 ||
+        lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
+        return lk_fail(err, "generator spec '%s': %s (every grid point needs a neighbour to "
+                            "reflect, and 2M^2 values must fit an int index): %s", s, sub.msg,
+                       forms);
+    if (rows != cols)
+        return lk_fail(err, "generator spec '%s': the Brusselator grid is square (N1 = M - 1 "
+                            "scales both directions): write bruss:%dx%d:%s (bruss:MxM:SEED)",
+                       s, rows, rows, seed);
+    spec.m = rows;
+    *out = spec;
+    return 0;
+}
+
+int lk_bruss_generate(const lk_bruss_spec *spec, lk_bruss *sim, lk_error *err)
+{
+    const int m = spec->m;
+    if (m < LK_BRUSS_MIN_M || m > LK_BRUSS_MAX_M)
+        return lk_fail(err, "Brusselator of side %d: M must be from %d to %d", m,
+                       LK_BRUSS_MIN_M, LK_BRUSS_MAX_M);
+    double *y = malloc(lk_bruss_components(m) * sizeof *y);
+    if (!y)
+        return lk_fail(err, "out of memory for a %d x %d Brusselator", m, m);
+    lk_rng rng;
+    lk_rng_seed(&rng, spec->seed);
+    for (int k = 0; k < m; k++)
+        for (int j = 0; j < m; j++) {
+            double u = 0.5 + (double)j / (m - 1), v = 1.0 + 5.0 * k / (m - 1);
+            if (spec->seed != 0) {
+                u += 0.2 * lk_rng_uniform(&rng) - 0.1;
+                v += 0.2 * lk_rng_uniform(&rng) - 0.1;
+            }
+            const size_t i = 2 * ((size_t)m * k + j);
+            y[i] = u;
+            y[i + 1] = v;
+        }
+    sim->m = m;
+    sim->y0 = y;
+    return 0;
+}
+
+int lk_bruss_load_dataset(const char *manifest_path, const char *name, lk_bruss *sim,
+                          int *steps, char *md5, lk_error *err)
+{
+    lk_manifest_entry e;
+    if (lk_manifest_lookup(manifest_path, name, "bruss", "Brusselator", &e, err) != 0)
+        return -1;
+    lk_bruss_spec spec;
+    lk_error sub;
+    if (lk_bruss_spec_parse(e.spec, &spec, &sub) != 0)
+        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
+    if (lk_bruss_generate(&spec, sim, err) != 0)
+        return -1;
+    if (steps)
+        *steps = e.steps;
+    if (md5)
+        memcpy(md5, e.md5, sizeof e.md5);
+    return 0;
+}
+
+void lk_bruss_free(lk_bruss *sim)
+{
+    free(sim->y0);
+    sim->y0 = NULL;
+    sim->m = 0;
+}
+
+int lk_bruss_md5(const double *y, int m, char hex[33], lk_error *err)
+{
+    return lk_binary_md5(y, lk_bruss_components(m), hex, err);
+}
+
+int lk_bruss_write_text(const char *path, const double *y, int m, lk_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return lk_fail(err, "%s: cannot create: check the folder exists and is writable", path);
+    for (int k = 0; k < m; k++)
+        for (int j = 0; j < m; j++) {
+            const size_t i = 2 * ((size_t)m * k + j);
+            fprintf(f, "%d %d %.17g %.17g\n", k, j, y[i], y[i + 1]);
+        }
+    if (fclose(f) != 0)
+        return lk_fail(err, "%s: write failed: check the disk", path);
+    return 0;
+}

@@ -1,0 +1,108 @@
+/* The Brusselator steps of a lab driver: what only this model knows (its inputs, hash and
+   comparison); the order of the steps is the lab's main.c. */
+#include "labkit/bruss_driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/grid_io.h"
+#include "labkit/manifest.h"
+#include "labkit/png.h"
+
+int lk_bruss_input(const lk_options *o)
+{
+    if (o->gen)
+        return lk_bruss_is_spec(o->gen);
+    if (!o->dataset)
+        return 0;
+    lk_manifest m;
+    lk_error err;
+    if (lk_manifest_read(LK_TOP_DIR "/datasets/MANIFEST", &m, &err) != 0)
+        return 0; /* the model's loader reports the manifest's problem */
+    const lk_manifest_entry *e = lk_manifest_find(&m, o->dataset);
+    int bruss = e && strcmp(e->model, "bruss") == 0;
+    lk_manifest_free(&m);
+    return bruss;
+}
+
+int lk_bruss_open(lk_run *run, lk_bruss *sim)
+{
+    if (run->status != 0)
+        return -1;
+    const lk_options *o = &run->opt;
+    int dataset_steps = -1, rc;
+    if (o->dataset) {
+        snprintf(run->label, sizeof run->label, "%s", o->dataset);
+        rc = lk_bruss_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, sim,
+                                   &dataset_steps, NULL, &run->err);
+    } else {
+        snprintf(run->label, sizeof run->label, "%s", o->gen);
+        lk_bruss_spec spec;
+        rc = lk_bruss_spec_parse(o->gen, &spec, &run->err) ||
+             lk_bruss_generate(&spec, sim, &run->err);
+    }
+    if (rc != 0)
+        return lk_run_fail(run);
+    run->steps = lk_run_choose_steps(run, dataset_steps, LK_BRUSS_DEFAULT_STEPS);
+    snprintf(run->details, sizeof run->details,
+             " (Brusselator %d x %d, U and V interleaved per point; h %g)", sim->m, sim->m,
+             lk_bruss_h(sim->m));
+    const size_t bytes = lk_bruss_components(sim->m) * sizeof(double);
+    /* m rows of 2m cells; the copy yardstick moves one state, as a linear step does. */
+    const lk_output_shape shape = {.rows = sim->m, .cols = 2 * sim->m, .fields = 1, .ghost = 0,
+                                   .bytes_per_cell_step = LK_BRUSS_BYTES_PER_COMPONENT_STEP,
+                                   .copy_bytes = bytes};
+    const void *inputs[1] = {sim->y0};
+    const size_t input_bytes[1] = {bytes};
+    return lk_run_loaded(run, &shape, 1, inputs, input_bytes);
+}
+
+/* The picture: U on the m x m grid. */
+static int write_png(const char *path, const double *y, int m, const char *title, lk_error *err)
+{
+    double *u = malloc((size_t)m * m * sizeof *u);
+    if (!u)
+        return lk_fail(err, "%s: out of memory for the picture", path);
+    for (size_t p = 0; p < (size_t)m * m; p++)
+        u[p] = y[2 * p];
+    int rc = lk_png_field(path, u, m, m, title, err);
+    free(u);
+    return rc;
+}
+
+void lk_bruss_report(lk_run *run, const lk_bruss *sim)
+{
+    if (run->status != 0 || run->opt.bench)
+        return;
+    const lk_options *o = &run->opt;
+    lk_run_result *r = &run->r;
+    lk_error *err = &run->err;
+    if (r->ran_serial && lk_bruss_md5(run->expected, sim->m, r->serial_md5, err) != 0)
+        goto failed;
+    if (r->ran_gpu) {
+        if (lk_bruss_md5(run->gpu, sim->m, r->gpu_md5, err) != 0)
+            goto failed;
+        snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
+    }
+    if (r->ran_serial && r->ran_gpu) {
+        char where[256] = "";
+        r->compared = 1;
+        size_t nd = lk_output_diff(&run->shape, run->expected, run->gpu, where, sizeof where);
+        r->match = nd == 0;
+        if (!r->match)
+            snprintf(r->mismatch, sizeof r->mismatch,
+                     "  %zu of %zu components differ, first %s (row k; col 2j is U, 2j+1 is V "
+                     "of point j)\n", nd, lk_bruss_components(sim->m), where);
+    }
+    const double *y = lk_run_output(run);
+    char title[320];
+    snprintf(title, sizeof title, "Brusselator %s after %d steps: U", run->label, run->steps);
+    if ((o->out && lk_bruss_write_text(o->out, y, sim->m, err) != 0) ||
+        (o->bin && lk_write_binary(o->bin, y, lk_bruss_components(sim->m), err) != 0) ||
+        (o->png && write_png(o->png, y, sim->m, title, err) != 0))
+        goto failed;
+    return;
+failed:
+    lk_run_fail(run);
+}
