@@ -53,7 +53,10 @@ typedef struct gr_lab_ctx {
                                    instance this session (raw ms), at most GR_SOLUTION_TIMES. */
     int *nsol_ms;             /**< How many of each (arrays of nperf_refs). */
     int perf_students;        /**< Students that reached the performance rounds so far. */
-    int perf_rows, perf_cols; /**< Size of the performance dataset's grid. */
+    int perf_rows, perf_cols; /**< Size of the performance dataset's output grid (rows:
+                                   fields x the model's rows). */
+    long long perf_cells;     /**< Points of its grid: a point with several fields (h, hu,
+                                   hv) counts once, as the rubric's bytes per cell do. */
     double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
                                    0: it reports none). */
 } gr_lab_ctx;

@@ -78,6 +78,7 @@ static int trusted_run(gr_session *s, gr_lab_ctx *lc, const char *refdrv,
             lc->copy_GBps = gbps; /* the trusted driver's measure of the device */
         lc->perf_rows = (int)gr_json_num(dr.res, "rows", 0) * (int)gr_json_num(dr.res, "fields", 1);
         lc->perf_cols = (int)gr_json_num(dr.res, "cols", 0);
+        lc->perf_cells = (long long)gr_json_num(dr.res, "rows", 0) * lc->perf_cols;
         if (!(steps > 0 ? *ms > 0 : *ms >= 0)) {
             snprintf(reason, sizeof reason, "the result line has no %s %s",
                      steps > 0 ? "positive" : "valid", serial ? "serial.seconds" : "gpu.ms_median");
@@ -224,8 +225,8 @@ static void judge_plausibility(const gr_session *s, const gr_lab_ctx *lc, gr_per
     const gr_lab_rubric *lab = lc->rub;
     gr_buf why = {0};
     p->copy_GBps = lc->copy_GBps;
-    if (lab->plausible_bytes > 0 && lc->copy_GBps > 0 && lc->perf_rows > 0) {
-        double bytes = (double)lc->perf_rows * lc->perf_cols * lab->plausible_bytes * p->steps;
+    if (lab->plausible_bytes > 0 && lc->copy_GBps > 0 && lc->perf_cells > 0) {
+        double bytes = (double)lc->perf_cells * lab->plausible_bytes * p->steps;
         p->bound_ms = bytes / (lc->copy_GBps * 1e9) * 1e3;
         double student = 0; /* the fastest round: one impossible run is enough */
         for (int i = 0; i < p->rounds; i++)
