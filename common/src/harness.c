@@ -603,12 +603,22 @@ static int after_call(lk_run *run, const planned *p, double ms)
     return 0;
 }
 
+/* The points a step works on: the unit of the bench's cell updates and bytes per cell. */
+static size_t step_points(const lk_output_shape *sh)
+{
+    return sh->points ? sh->points : (size_t)sh->rows * sh->cols;
+}
+
 static void bench_header(lk_run *run)
 {
     const lk_output_shape *sh = &run->shape;
     printf("bench %s on %s\n", run->lab->name, run->r.device);
-    printf("  dataset            %s (%d x %d = %zu cells), %d steps\n", run->label, sh->rows,
-           sh->cols, (size_t)sh->rows * sh->cols, run->steps);
+    if (sh->points)
+        printf("  dataset            %s (%zu points a step, %d x %d outputs), %d steps\n",
+               run->label, sh->points, sh->rows, sh->cols, run->steps);
+    else
+        printf("  dataset            %s (%d x %d = %zu cells), %d steps\n", run->label, sh->rows,
+               sh->cols, (size_t)sh->rows * sh->cols, run->steps);
     printf("  copy bandwidth     %.1f GB/s (read + write; the faster of cudaMemcpy %.1f and a "
            "copy kernel %.1f)\n", run->r.copy.best_bps * 1e-9, run->r.copy.memcpy_bps * 1e-9,
            run->r.copy.kernel_bps * 1e-9);
@@ -626,7 +636,7 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
 {
     struct lk_run_state *st = run->state;
     const lk_output_shape *sh = &run->shape;
-    const size_t n = (size_t)sh->rows * sh->cols;
+    const size_t n = step_points(sh);
     lk_stats s[NSERIES];
     for (int k = 0; k < NSERIES; k++) {
         if (st->nsamples[k])
@@ -817,6 +827,8 @@ static void write_json(FILE *f, const lk_run *run)
     fputs(",\"dataset\":", f);
     lk_json_string(f, run->label);
     fprintf(f, ",\"rows\":%d,\"cols\":%d", run->shape.rows, run->shape.cols);
+    if (run->shape.points)
+        fprintf(f, ",\"points\":%zu", run->shape.points);
     if (run->shape.fields > 1)
         fprintf(f, ",\"fields\":%d", run->shape.fields);
     fprintf(f, ",\"steps\":%d,\"block\":\"%dx%d\"", run->steps, o->block_x, o->block_y);

@@ -46,9 +46,11 @@ int lk_reduce_open(lk_run *run, lk_reduce_input *in)
                  " (Lagrange: n = %d, S = %d points, %.3g basis factors a step)", in->n1 - 1,
                  in->S, (double)in->S * in->n1 * (in->n1 - 1));
     } else {
-        /* A step (one sum) reads every value once; the bench divides by the 7 outputs. */
+        /* A step (one sum) reads every value once: its points are the values, not the 7
+           outputs. */
         const size_t n = (size_t)in->rows * in->cols;
-        shape.bytes_per_cell_step = (double)n * sizeof(double) / LK_REDUCE_NOUT;
+        shape.points = n;
+        shape.bytes_per_cell_step = sizeof(double);
         shape.copy_bytes = n * sizeof(double);
         snprintf(run->details, sizeof run->details,
                  " (a field of %d x %d = %zu values, threshold %g)", in->rows, in->cols, n,

@@ -78,7 +78,9 @@ static int trusted_run(gr_session *s, gr_lab_ctx *lc, const char *refdrv,
             lc->copy_GBps = gbps; /* the trusted driver's measure of the device */
         lc->perf_rows = (int)gr_json_num(dr.res, "rows", 0) * (int)gr_json_num(dr.res, "fields", 1);
         lc->perf_cols = (int)gr_json_num(dr.res, "cols", 0);
-        lc->perf_cells = (long long)gr_json_num(dr.res, "rows", 0) * lc->perf_cols;
+        /* The points a step works on: "points" where the output is not the grid (a sum). */
+        lc->perf_cells = (long long)gr_json_num(dr.res, "points",
+                                                gr_json_num(dr.res, "rows", 0) * lc->perf_cols);
         if (!(steps > 0 ? *ms > 0 : *ms >= 0)) {
             snprintf(reason, sizeof reason, "the result line has no %s %s",
                      steps > 0 ? "positive" : "valid", serial ? "serial.seconds" : "gpu.ms_median");

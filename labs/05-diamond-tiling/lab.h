@@ -179,6 +179,9 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
  * @param m      grid side (2 <= m <= LK_BRUSS_MAX_M, odd or even)
  * @param steps  Euler steps of this launch (0: nothing to do, launch nothing)
  * @param rows   grid rows per block (>= 1; may exceed m: one block then)
+ * @param d_in   device state at the launch's first level (read only)
+ * @param d_out  device state receiving the state @p steps steps later
+ * @param err    filled on failure
  * @return 0, -1 on failure (say why in @p err: e.g. a tile that needs more shared memory than
  *         the GPU has), or LAB05_NOT_ATTEMPTED while the stretch is not attempted.
  */

@@ -120,6 +120,10 @@ typedef struct lk_output_shape {
         variant that lk_variant::reorders. NULL: bit for bit. */
     size_t (*judge)(const void *ctx, const double *got, char *buf, size_t size);
     const void *judge_ctx;       /**< What @ref judge gets as its first argument. */
+    size_t points;               /**< Points a step works on, when not the output's cells
+                                      (lab 06: the values a sum reads, for 7 outputs): the
+                                      unit of cell updates and bytes per cell, and the
+                                      result line's "points"; 0: rows x cols. */
 } lk_output_shape;
 
 /** One call of the lab's GPU code, as lk_run_next_gpu_call() describes it. */
