@@ -41,11 +41,13 @@ NR == 1 {
     launch = f[col["launch"]]
     # Two lines under each bar: the lab's number, then the variant and shape (gnuplot halves
     # the backslashes of a data file's quoted strings: \\\\ reaches LaTeX as \\).
-    label = substr(f[col["lab"]], 1, 2) "\\\\\\\\"
-    if (match(launch, /variant [^,]*/)) label = label substr(launch, RSTART + 8, RLENGTH - 8) "\\\\\\\\"
+    # A line break only between lines: a trailing one is a misplaced \cr to LaTeX (a
+    # variant without a tile or block, as lab 06's).
+    label = substr(f[col["lab"]], 1, 2)
+    if (match(launch, /variant [^,]*/)) label = label "\\\\\\\\" substr(launch, RSTART + 8, RLENGTH - 8)
     if (match(launch, /(tile|block) [0-9]+x[0-9]+/)) {
         shape = substr(launch, RSTART, RLENGTH); sub(/^[a-z]+ /, "", shape)
-        label = label shape
+        label = label "\\\\\\\\" shape
     }
     ds = f[col["dataset"]]
     printf "\"\\\\shortstack{%s}\" %s %s\n", label, f[col["ms_per_step"]], f[col["speedup"]] > (work "/ms-" ds ".dat")
