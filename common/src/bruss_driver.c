@@ -76,25 +76,9 @@ void lk_bruss_report(lk_run *run, const lk_bruss *sim)
     if (run->status != 0 || run->opt.bench)
         return;
     const lk_options *o = &run->opt;
-    lk_run_result *r = &run->r;
     lk_error *err = &run->err;
-    if (r->ran_serial && lk_bruss_md5(run->expected, sim->m, r->serial_md5, err) != 0)
+    if (lk_run_binary_verdict(run, "row k; col 2j is U, 2j+1 is V of point j") != 0)
         goto failed;
-    if (r->ran_gpu) {
-        if (lk_bruss_md5(run->gpu, sim->m, r->gpu_md5, err) != 0)
-            goto failed;
-        snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
-    }
-    if (r->ran_serial && r->ran_gpu) {
-        char where[256] = "";
-        r->compared = 1;
-        size_t nd = lk_output_diff(&run->shape, run->expected, run->gpu, where, sizeof where);
-        r->match = nd == 0;
-        if (!r->match)
-            snprintf(r->mismatch, sizeof r->mismatch,
-                     "  %zu of %zu components differ, first %s (row k; col 2j is U, 2j+1 is V "
-                     "of point j)\n", nd, lk_bruss_components(sim->m), where);
-    }
     const double *y = lk_run_output(run);
     char title[320];
     snprintf(title, sizeof title, "Brusselator %s after %d steps: U", run->label, run->steps);

@@ -13,6 +13,7 @@
 #include "labkit/cli.h"
 #include "labkit/compare.h"
 #include "labkit/json.h"
+#include "labkit/grid_io.h"
 
 enum { EXIT_USAGE = 2, EXIT_MISMATCH = 3 };
 
@@ -513,6 +514,30 @@ size_t lk_output_diff(const lk_output_shape *shape, const double *a, const doubl
             }
         }
     return ndiff;
+}
+
+int lk_run_binary_verdict(lk_run *run, const char *where_hint)
+{
+    lk_run_result *r = &run->r;
+    const size_t n = (size_t)run->shape.fields * run->shape.rows * run->shape.cols;
+    if (r->ran_serial && lk_binary_md5(run->expected, n, r->serial_md5, &run->err) != 0)
+        return -1;
+    if (r->ran_gpu) {
+        if (lk_binary_md5(run->gpu, n, r->gpu_md5, &run->err) != 0)
+            return -1;
+        snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
+    }
+    if (r->ran_serial && r->ran_gpu) {
+        char where[256] = "";
+        r->compared = 1;
+        size_t nd = lk_output_diff(&run->shape, run->expected, run->gpu, where, sizeof where);
+        r->match = nd == 0;
+        if (!r->match)
+            snprintf(r->mismatch, sizeof r->mismatch,
+                     "  %zu of %zu components differ, first %s (%s)\n", nd, n, where,
+                     where_hint);
+    }
+    return 0;
 }
 
 static int inputs_unchanged(lk_run *run)

@@ -59,25 +59,9 @@ void lk_vstring_report(lk_run *run, const lk_vstring *sim)
     if (run->status != 0 || run->opt.bench)
         return;
     const lk_options *o = &run->opt;
-    lk_run_result *r = &run->r;
     lk_error *err = &run->err;
-    if (r->ran_serial && lk_vstring_md5(run->expected, sim->n, r->serial_md5, err) != 0)
+    if (lk_run_binary_verdict(run, "col 2p is u_p, 2p+1 is v_p") != 0)
         goto failed;
-    if (r->ran_gpu) {
-        if (lk_vstring_md5(run->gpu, sim->n, r->gpu_md5, err) != 0)
-            goto failed;
-        snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
-    }
-    if (r->ran_serial && r->ran_gpu) {
-        char where[256] = "";
-        r->compared = 1;
-        size_t nd = lk_output_diff(&run->shape, run->expected, run->gpu, where, sizeof where);
-        r->match = nd == 0;
-        if (!r->match)
-            snprintf(r->mismatch, sizeof r->mismatch,
-                     "  %zu of %zu components differ, first %s (col 2p is u_p, 2p+1 is v_p)\n",
-                     nd, lk_vstring_components(sim), where);
-    }
     const double *y = lk_run_output(run);
     char title[320];
     snprintf(title, sizeof title, "String %s after %d steps: u (top row) and v along the string",

@@ -228,6 +228,14 @@ int lk_run_finish(lk_run *run);
 size_t lk_output_diff(const lk_output_shape *shape, const double *a, const double *b,
                       char *buf, size_t size);
 
+/**
+ * The verdict of a model judged bit for bit on its raw output (the `--bin` doubles, no
+ * ghost layer): the md5s of the serial and GPU outputs that ran, and their comparison, in
+ * lk_run::r. @p where_hint says how to read a position in the mismatch text (e.g. "col 2p
+ * is u_p, 2p+1 is v_p"). Returns 0, or -1 with lk_run::err set.
+ */
+int lk_run_binary_verdict(lk_run *run, const char *where_hint);
+
 #ifdef __cplusplus
 }
 #endif
