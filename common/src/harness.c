@@ -516,13 +516,18 @@ size_t lk_output_diff(const lk_output_shape *shape, const double *a, const doubl
     return ndiff;
 }
 
+int lk_run_hashes_gpu(const lk_run *run)
+{
+    return !(run->opt.once && run->opt.bin);
+}
+
 int lk_run_binary_verdict(lk_run *run, const char *where_hint)
 {
     lk_run_result *r = &run->r;
     const size_t n = (size_t)run->shape.fields * run->shape.rows * run->shape.cols;
     if (r->ran_serial && lk_binary_md5(run->expected, n, r->serial_md5, &run->err) != 0)
         return -1;
-    if (r->ran_gpu) {
+    if (r->ran_gpu && lk_run_hashes_gpu(run)) {
         if (lk_binary_md5(run->gpu, n, r->gpu_md5, &run->err) != 0)
             return -1;
         snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
@@ -885,8 +890,11 @@ static void write_json(FILE *f, const lk_run *run)
             fputs(",\"copy_GBps\":", f);
             lk_json_number(f, r->copy.best_bps * 1e-9);
         }
-        fprintf(f, ",\"runs\":%d,\"md5\":\"%s\",\"md5_bin\":\"%s\"}", r->gpu_ms.n, r->gpu_md5,
-                r->gpu_md5_bin);
+        fprintf(f, ",\"runs\":%d,\"md5\":", r->gpu_ms.n);
+        lk_json_string(f, r->gpu_md5[0] ? r->gpu_md5 : NULL);
+        fputs(",\"md5_bin\":", f);
+        lk_json_string(f, r->gpu_md5_bin[0] ? r->gpu_md5_bin : NULL);
+        fputc('}', f);
     }
     if (r->compared)
         fprintf(f, ",\"match\":%s", r->match ? "true" : "false");
@@ -903,7 +911,8 @@ static void print_summary(const lk_run *run)
         printf("serial   %.3f s   md5 %s\n", r->serial_s, r->serial_md5);
     if (r->ran_gpu) {
         const launch *l = &run->state->launches[0];
-        printf("gpu      %.3f ms   md5 %s   %s on %s\n", r->gpu_ms.median, r->gpu_md5, l->label,
+        printf("gpu      %.3f ms   md5 %s   %s on %s\n", r->gpu_ms.median,
+               r->gpu_md5[0] ? r->gpu_md5 : "not computed (--once --bin)", l->label,
                r->device);
         if (r->gpu_ms.n > 1)
             printf("         median of %d runs (min %.3f, max %.3f ms)\n", r->gpu_ms.n,

@@ -110,8 +110,9 @@ void lk_reduce_report(lk_run *run, const lk_reduce_input *in)
     lk_error *err = &run->err;
     if (r->ran_serial && lk_binary_md5(run->expected, in->nout, r->serial_md5, err) != 0)
         goto failed;
-    if (r->ran_gpu && (lk_binary_md5(run->gpu, in->nout, r->gpu_md5, err) != 0 ||
-                       judged_md5(in, run->gpu, r->gpu_md5_bin, err) != 0))
+    if (r->ran_gpu && lk_run_hashes_gpu(run) &&
+        (lk_binary_md5(run->gpu, in->nout, r->gpu_md5, err) != 0 ||
+         judged_md5(in, run->gpu, r->gpu_md5_bin, err) != 0))
         goto failed;
     if (r->ran_serial && r->ran_gpu) {
         /* Not bit for bit: the GPU result is judged against the reference (labkit/reduce.h). */

@@ -66,7 +66,8 @@ void lk_sciddicat_report(lk_run *run, const lk_sciddicat *sim)
     lk_error *err = &run->err;
     if (r->ran_serial && lk_course_text_md5(run->expected, rows, cols, r->serial_md5, err) != 0)
         goto failed;
-    if (r->ran_gpu && (lk_course_text_md5(run->gpu, rows, cols, r->gpu_md5, err) != 0 ||
+    if (r->ran_gpu && lk_run_hashes_gpu(run) &&
+        (lk_course_text_md5(run->gpu, rows, cols, r->gpu_md5, err) != 0 ||
                        lk_binary_md5(run->gpu, n, r->gpu_md5_bin, err) != 0))
         goto failed;
     if (r->ran_serial && r->ran_gpu) {

@@ -24,7 +24,7 @@ static void run_limits(const gr_session *s, double wall, long long bin_bytes, in
     lim->file_bytes = bin_bytes * 2 + (1LL << 20) > (64LL << 20) ? bin_bytes * 2 + (1LL << 20)
                                                                : (64LL << 20);
     lim->output_bytes = 1LL << 20;
-    lim->nproc = 64;
+    lim->nproc = 64 * (s->runs > 1 ? s->runs : 1); /* the runs side by side share one user */
     lim->drop = drop;
     lim->jail = &s->jail;
 }

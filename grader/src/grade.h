@@ -59,6 +59,7 @@ typedef struct gr_lab_ctx {
                                    hv) counts once, as the rubric's bytes per cell do. */
     double copy_GBps;         /**< Copy bandwidth the trusted driver measured (gpu.copy_GBps;
                                    0: it reports none). */
+    int references_ready;     /**< Every dataset's serial reference is in the cache. */
 } gr_lab_ctx;
 
 /** A grading session. */
@@ -86,6 +87,7 @@ typedef struct gr_session {
     gr_jail jail;          /**< What student builds and runs see (no namespaces when
                                 --unsandboxed). */
     unsigned fd_state;     /**< Picks result descriptor numbers. */
+    int runs;              /**< Correctness runs side by side (--runs). */
     lk_manifest manifest;  /**< Datasets of the kit. */
 } gr_session;
 

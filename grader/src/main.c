@@ -45,6 +45,9 @@ static void usage(FILE *f)
           "                          user namespaces are off); every report says so\n"
           "  --jobs N                build N labs ahead while the GPU grades (default: half\n"
           "                          the CPUs, at most 8; 0: build each lab when it comes)\n"
+          "  --runs N                run N correctness checks side by side (default: half\n"
+          "                          the CPUs, at most 8; 1: one at a time); timed rounds\n"
+          "                          always run alone\n"
           "  -q, --quiet             print only the final table\n"
           "  -h, --help              this text\n"
           "Exit status: 0 everything graded, 1 grader error or interrupted, 2 bad usage,\n"
@@ -54,7 +57,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, gr_options *o)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_FORCE, O_JUNIT, O_GS,
-           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS };
+           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS, O_RUNS };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -67,10 +70,12 @@ static int parse_args(int argc, char **argv, gr_options *o)
         {"unsandboxed", no_argument, 0, O_UNSANDBOXED},
         {"accept-implausible", no_argument, 0, O_ACCEPT},
         {"jobs", required_argument, 0, O_JOBS},
+        {"runs", required_argument, 0, O_RUNS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
     o->jobs = -1;
+    o->runs = -1;
     o->gpu_lock = "/tmp/labkit-grader-gpu.lock";
     opterr = 0;
     int c;
@@ -101,6 +106,12 @@ static int parse_args(int argc, char **argv, gr_options *o)
         case O_ACCEPT: o->accept_implausible = 1; break;
         case O_JOBS:
             if (lk_parse_int("--jobs", optarg, 0, 64, &o->jobs, &err) != 0) {
+                fprintf(stderr, "labkit-grade: %s\n", err.msg);
+                return -1;
+            }
+            break;
+        case O_RUNS:
+            if (lk_parse_int("--runs", optarg, 1, 64, &o->runs, &err) != 0) {
                 fprintf(stderr, "labkit-grade: %s\n", err.msg);
                 return -1;
             }

@@ -135,8 +135,10 @@ static int check_spec(ctx *c, const char *key, const char *s, int with_seed)
         return bad(c, "%s: '%s' is not a generator spec: write %s", key, s,
                    with_seed ? "KIND:ROWSxCOLS:SEED (e.g. valley:97x131:7)"
                              : "KIND:ROWSxCOLS (e.g. plane:53x37)");
-    if (rows < 1 || cols < 1 || rows > 1000000 || cols > 1000000)
-        return bad(c, "%s: '%s': rows and columns must be from 1 to 1000000", key, s);
+    /* One-dimensional models (lab 05's string) put every point in one row. */
+    if (rows < 1 || cols < 1 || (unsigned long long)rows * cols > (1ULL << 31))
+        return bad(c, "%s: '%s': give at least one row and one column, at most 2^31 points "
+                      "in all", key, s);
     return 0;
 }
 

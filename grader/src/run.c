@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "fanout.h"
 #include "stages.h"
 
 /* The rubric's `stretch` datasets, after the scored ones: each is a check of stage
@@ -96,6 +97,163 @@ static void kit_problem(gr_lab_result *r, const char *problem)
     free(line);
 }
 
+/* ---- correctness runs, side by side ----------------------------------------------------- */
+
+typedef struct dataset_runs {
+    gr_session *s;
+    gr_lab_ctx *lc;
+    const char *refdrv, *work, *driver;
+    int counts;
+    gr_ref_output *refs; /* per dataset */
+} dataset_runs;
+
+static void dataset_at(const dataset_runs *d, int i, const char **flag, char *spec, int *steps)
+{
+    gr_dataset_args(d->s, d->lc, i, flag, spec, steps);
+}
+
+/* Task i: the serial reference of dataset i into the session's cache (code 1 ready, 0 failed:
+   the parent, reading the cache afterwards, runs it again to learn why). */
+static int reference_task(void *ctx, int i, gr_lab_result *r, lk_error *err)
+{
+    (void)r;
+    const dataset_runs *d = ctx;
+    const char *flag;
+    char spec[192], why[1400];
+    int steps;
+    dataset_at(d, i, &flag, spec, &steps);
+    gr_ref_output ref;
+    int got = gr_reference_output(d->s, d->lc, d->refdrv, flag, spec, steps, &ref, why,
+                                  sizeof why, err);
+    free(ref.bin);
+    return got;
+}
+
+enum { RUN_FAILED = 0, RUN_PASSED = 1, RUN_HUNG = 2 };
+
+static int run_ranks(const gr_lab_rubric *lab, int k)
+{
+    return lab->launcher != GR_LAUNCHER_NONE ? lab->ranks[k] : 0;
+}
+
+/* Task t is dataset t / counts at process count t % counts: its arguments and check name. */
+static char *check_args(const dataset_runs *d, int t, const char **flag, char *spec, int *steps,
+                        int *ranks)
+{
+    const gr_lab_rubric *lab = d->lc->rub;
+    const int i = t / d->counts;
+    *ranks = run_ranks(lab, t % d->counts);
+    dataset_at(d, i, flag, spec, steps);
+    const char *kind = lab->datasets[i].hidden ? "hidden" : "public";
+    return *ranks > 0 ? gr_strf("%s %s (%d steps), %d rank%s", kind, spec, *steps, *ranks,
+                                *ranks == 1 ? "" : "s")
+                      : gr_strf("%s %s (%d steps)", kind, spec, *steps);
+}
+
+/* Task t: the student's run, its check added to @p r. */
+static int check_task(void *ctx, int t, gr_lab_result *r, lk_error *err)
+{
+    const dataset_runs *d = ctx;
+    const int i = t / d->counts;
+    const char *flag;
+    char spec[192];
+    int steps, ranks, hung = 0;
+    char *name = check_args(d, t, &flag, spec, &steps, &ranks);
+    int ok = gr_check_dataset(d->s, d->lc, d->work, d->driver, name, flag, spec, steps, ranks,
+                              &d->refs[i], i, r, &hung, err);
+    free(name);
+    return ok < 0 ? -1 : ok == 1 ? RUN_PASSED : hung ? RUN_HUNG : RUN_FAILED;
+}
+
+/* A run that hangs would hang again on the later datasets: start no more. */
+static int stop_after_hang(void *ctx, int code)
+{
+    (void)ctx;
+    return code == RUN_HUNG;
+}
+
+/* Every dataset's serial reference (computed side by side the first time, then read from the
+   cache), then the student's runs on each dataset and process count, side by side
+   (`--runs`), their checks added in dataset order. A dataset whose reference fails is the
+   kit's problem (*problem); *hung when a run hung. 0, or -1 on grader errors. */
+static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const char *work,
+                            const char *driver, int counts, gr_lab_result *r, int *passed,
+                            int *hung, int *failed_first, char *first_fail, size_t ffsize, char **problem,
+                            lk_error *err)
+{
+    const gr_lab_rubric *lab = lc->rub;
+    const int nd = lab->ndatasets, ntasks = nd * counts;
+    dataset_runs d = {s, lc, refdrv, work, driver, counts,
+                      gr_xcalloc(nd ? nd : 1, sizeof *d.refs)};
+    char *dir = gr_strf("%s/tasks", work);
+    gr_task_result *res = gr_xcalloc(ntasks > nd ? ntasks : nd ? nd : 1, sizeof *res);
+    int rc = 0;
+    if (!lc->references_ready) {
+        rc = gr_fanout(s, dir, nd, NULL, s->runs, reference_task, &d, NULL, res, err);
+        for (int i = 0; rc == 0 && i < nd; i++)
+            if (res[i].code < 0)
+                rc = lk_fail(err, "%s", res[i].error);
+        gr_fanout_free(res, nd);
+    }
+    for (int i = 0; rc == 0 && i < nd && !*problem; i++) {
+        const char *flag;
+        char spec[192], why[1400] = "";
+        int steps;
+        dataset_at(&d, i, &flag, spec, &steps);
+        int got = gr_reference_output(s, lc, refdrv, flag, spec, steps, &d.refs[i], why,
+                                      sizeof why, err);
+        if (got < 0)
+            rc = -1;
+        else if (got == 0)
+            *problem = gr_xstrdup(why);
+    }
+    lc->references_ready = rc == 0 && !*problem;
+    int *weights = gr_xcalloc(ntasks ? ntasks : 1, sizeof *weights);
+    for (int t = 0; t < ntasks; t++)
+        weights[t] = run_ranks(lab, t % counts) > 0 ? run_ranks(lab, t % counts) : 1;
+    if (rc == 0 && !*problem) {
+        rc = gr_fanout(s, dir, ntasks, weights, s->runs, check_task, &d, stop_after_hang, res,
+                       err);
+        for (int t = 0; rc == 0 && t < ntasks; t++) {
+            const gr_task_result *tr = &res[t];
+            if (!tr->started) {
+                const char *flag;
+                char spec[192];
+                int steps, ranks;
+                char *name = check_args(&d, t, &flag, spec, &steps, &ranks);
+                gr_lab_add(r, "correctness", name, GR_FAIL,
+                           "not run: an earlier run hung, later ones would too", NULL);
+                free(name);
+            } else if (tr->code < 0) {
+                rc = lk_fail(err, "%s", tr->error ? tr->error : "a check failed");
+                break;
+            } else {
+                for (int c = 0; c < tr->r.nchecks; c++) {
+                    const gr_check *from = &tr->r.checks[c];
+                    gr_check *to = gr_lab_add(r, from->stage, from->name, from->status,
+                                              from->reason, from->detail);
+                    to->seconds = from->seconds;
+                }
+                *passed += tr->code == RUN_PASSED;
+                *hung = *hung || tr->code == RUN_HUNG;
+            }
+            if (rc == 0 && (!tr->started || tr->code != RUN_PASSED) && *failed_first < 0) {
+                *failed_first = t / counts;
+                snprintf(first_fail, ffsize, "%s: %s", r->checks[r->nchecks - 1].name,
+                         r->checks[r->nchecks - 1].reason);
+            }
+        }
+        gr_fanout_free(res, ntasks);
+    }
+    for (int i = 0; i < nd; i++)
+        free(d.refs[i].bin);
+    free(d.refs);
+    free(weights);
+    free(res);
+    free(dir);
+    return rc;
+}
+
 int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
                   gr_lab_result *r, lk_error *err)
 {
@@ -123,48 +281,11 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     r->seed = gr_strf("%llu", s->seed);
     /* Under a launcher every dataset is checked at each process count of `ranks`. */
     const int counts = lab->launcher != GR_LAUNCHER_NONE && lab->nranks > 0 ? lab->nranks : 1;
-    int passed = 0, failed_first = -1, hung = 0;
+    int passed = 0, hung = 0, failed_first = -1;
     char first_fail[1200] = "";
-    for (int i = 0; i < lab->ndatasets && !problem && rc == 0; i++) {
-        const char *flag;
-        char spec[192];
-        int steps;
-        gr_dataset_args(s, lc, i, &flag, spec, &steps);
-        gr_ref_output ref = {0};
-        char why[1400] = "";
-        int got = hung ? 1 : gr_reference_output(s, lc, refdrv, flag, spec, steps, &ref, why,
-                                                 sizeof why, err);
-        if (got < 0)
-            rc = -1;
-        else if (got == 0)
-            problem = gr_xstrdup(why);
-        for (int k = 0; k < counts && got == 1 && rc == 0; k++) {
-            int ranks = lab->launcher != GR_LAUNCHER_NONE ? lab->ranks[k] : 0;
-            char *name = ranks > 0 ? gr_strf("%s %s (%d steps), %d rank%s",
-                                             lab->datasets[i].hidden ? "hidden" : "public",
-                                             spec, steps, ranks, ranks == 1 ? "" : "s")
-                                   : gr_strf("%s %s (%d steps)",
-                                             lab->datasets[i].hidden ? "hidden" : "public",
-                                             spec, steps);
-            int ok = 0;
-            if (hung)
-                gr_lab_add(r, "correctness", name, GR_FAIL,
-                           "not run: an earlier run hung, later ones would too", NULL);
-            else
-                ok = gr_check_dataset(s, lc, work, driver, name, flag, spec, steps, ranks, &ref,
-                                      i, r, &hung, err);
-            if (ok < 0)
-                rc = -1;
-            passed += ok == 1;
-            if (ok == 0 && failed_first < 0) {
-                failed_first = i;
-                snprintf(first_fail, sizeof first_fail, "%s: %s", name,
-                         r->checks[r->nchecks - 1].reason);
-            }
-            free(name);
-        }
-        free(ref.bin);
-    }
+    if (!problem)
+        rc = correctness_runs(s, lc, refdrv, work, driver, counts, r, &passed, &hung,
+                              &failed_first, first_fail, sizeof first_fail, &problem, err);
     int total = lab->ndatasets * counts + (lc->have_solution ? 1 : 0), too_slow = 0,
         unchecked = 0;
     if (rc == 0 && !problem) {

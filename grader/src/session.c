@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fanout.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -415,6 +416,7 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
     s->manifest_path = gr_strf("%s/datasets/MANIFEST", s->kit);
     s->force = o->force;
     s->accept_implausible = o->accept_implausible;
+    s->runs = o->runs > 0 ? o->runs : gr_default_runs();
     s->drop = 1;
     s->gpu_lock = gr_xstrdup(o->gpu_lock);
     s->seed = o->seed_given ? o->seed : random_u64();

@@ -66,6 +66,9 @@ static const struct {
     {"hang", "for (;;) { }"},
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
              "nanosleep(&ts, NULL); }"},
+    /* Right, and a second on every small grid: correctness runs long enough to overlap. */
+    {"nap", "if ((size_t)rows * cols <= 10000) { struct timespec ts = {1, 0}; "
+            "nanosleep(&ts, NULL); }"},
     {"flood", "for (;;) printf(\"debug: step %d of %d\\n\", steps, rows);"},
     /* Right, but 8 s per call on the performance grid: past a 6 s limit. */
     {"too-slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {8, 0}; "
@@ -216,8 +219,10 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     char *kit = make_kit(&subs, failures);
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir);
+    /* Four correctness runs side by side: every verdict below must hold as for one at a time. */
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "777",
-                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, "--runs",
+                          "4", NULL};
     int status = gr_test_run_grader(args, log);
     lk_error err;
     char *console = gr_read_file(log, 1 << 22, NULL, &err);
@@ -294,7 +299,16 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT);
     cr_assert(strstr(gr_json_str(lab, "summary"), "5 s time limit"), "%s",
               gr_json_str(lab, "summary"));
-    cr_assert(strstr(text, "not run: an earlier run hung"), "later datasets still ran");
+    /* Its 4 datasets ran side by side (--runs 4), so each hit the limit; none started after
+       a hang (one at a time, the mpirun test below sees the "not run" ones). */
+    int timed_out = 0;
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next)
+        if (strcmp(gr_json_str(c, "stage"), "correctness") == 0 &&
+            strstr(gr_json_str(c, "reason"), "5 s time limit"))
+            timed_out++;
+    cr_assert_eq(timed_out, 4, "%s", text);
+    cr_assert(strstr(text, "\"name\":\"performance dataset: output\",\"status\":\"not-run\""),
+              "%s", text);
     gr_json_free(j);
     free(text);
 
@@ -375,7 +389,8 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     char *runs = gr_strf("%s/work/kit/01-fake/perf/variant-runs.log", out);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
-                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, "--runs",
+                          "3", NULL};
     int status = gr_test_run_grader(args, log);
     lk_error err;
     char *console = gr_read_file(log, 1 << 22, NULL, &err);
@@ -615,6 +630,70 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     free(out);
     free(log);
     free(lock);
+}
+
+/* The most runs of @p spans (a log of "start end" lines) in flight at one time. */
+static int most_at_once(const char *spans)
+{
+    lk_error err;
+    char *text = gr_read_file(spans, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    double start[64], end[64];
+    int n = 0, most = 0;
+    for (char *line = text; n < 64 && sscanf(line, "%lf %lf", &start[n], &end[n]) == 2; n++) {
+        line = strchr(line, '\n');
+        if (!line)
+            break;
+        line++;
+    }
+    for (int i = 0; i < n; i++) {
+        int at_once = 0;
+        for (int k = 0; k < n; k++)
+            at_once += start[k] <= start[i] && start[i] < end[k];
+        most = at_once > most ? at_once : most;
+    }
+    free(text);
+    return most;
+}
+
+/* --runs N runs up to N correctness checks side by side (each a second long here); --runs 1
+   one at a time. The verdicts are the same. */
+Test(gpu_stages, correctness_runs_go_side_by_side_up_to_the_runs_option)
+{
+    static const char *const names[] = {"nap", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    char *lock = gr_strf("%s/gpu.lock", dir), *log = gr_strf("%s/grade.log", dir);
+    static const char *const runs[] = {"1", "4"};
+    for (int k = 0; k < 2; k++) {
+        char *out = gr_strf("%s/out-%s", dir, runs[k]);
+        const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "3",
+                              "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock,
+                              "--runs", runs[k], NULL};
+        int status = gr_test_run_grader(args, log);
+        lk_error err;
+        char *console = gr_read_file(log, 1 << 22, NULL, &err);
+        cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+        char *text;
+        gr_json *j = lab_of(out, "nap", &text);
+        cr_assert_str_eq(gr_json_str(first_lab(j), "outcome"), GR_OUT_CORRECT, "%s", text);
+        char *spans = gr_strf("%s/work/students/nap/01-fake/run/spans.log", out);
+        int most = most_at_once(spans);
+        if (k == 0)
+            cr_assert_eq(most, 1, "--runs 1, yet %d runs overlapped", most);
+        else
+            cr_assert(most >= 3 && most <= 4, "--runs 4: at most %d of the 4 datasets' runs "
+                      "overlapped (4 expected, 1-second runs)", most);
+        gr_json_free(j);
+        free(text);
+        free(spans);
+        free(console);
+        free(out);
+    }
+    free(lock);
+    free(log);
+    free(kit);
+    free(subs);
 }
 
 Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fails_only_it)

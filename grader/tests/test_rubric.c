@@ -199,6 +199,8 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
         {"hidden", "  hidden plane:53x37:9 200", "rubric.txt:7:", "get theirs at grading time"},
         {"hidden", "  hidden plane:53x37", "rubric.txt:7:", "missing value"},
         {"hidden", "  hidden plane:53by37 200", "rubric.txt:7:", "not a generator spec"},
+        {"hidden", "  hidden plane:0x37 200", "rubric.txt:7:", "at least one row"},
+        {"hidden", "  hidden plane:65536x65537 200", "rubric.txt:7:", "at most 2^31 points"},
         {"public", "  public valley:9x9:1", "rubric.txt:6:", "no default steps"},
         {"public", "  public valley:9x9 4", "rubric.txt:6:", "has no seed"},
         {"public", "  public tiny set", "rubric.txt:6:", "not a whole number"},

@@ -236,6 +236,13 @@ size_t lk_output_diff(const lk_output_shape *shape, const double *a, const doubl
  */
 int lk_run_binary_verdict(lk_run *run, const char *where_hint);
 
+/**
+ * Whether the GPU output's md5s are computed: not under `--once --bin FILE`, the grader's
+ * timed call, whose caller hashes the file itself (hashing a 1.6 GB output took seconds of
+ * every graded round). The md5s are then empty, `null` in the JSON line.
+ */
+int lk_run_hashes_gpu(const lk_run *run);
+
 #ifdef __cplusplus
 }
 #endif
