@@ -208,9 +208,12 @@ static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
             *problem = gr_xstrdup(why);
     }
     lc->references_ready = rc == 0 && !*problem;
+    /* An MPI run of N ranks counts as N / 2 runs: its processes mostly wait on each other. */
     int *weights = gr_xcalloc(ntasks ? ntasks : 1, sizeof *weights);
-    for (int t = 0; t < ntasks; t++)
-        weights[t] = run_ranks(lab, t % counts) > 0 ? run_ranks(lab, t % counts) : 1;
+    for (int t = 0; t < ntasks; t++) {
+        const int half = (run_ranks(lab, t % counts) + 1) / 2;
+        weights[t] = half > 1 ? half : 1;
+    }
     if (rc == 0 && !*problem) {
         rc = gr_fanout(s, dir, ntasks, weights, s->runs, check_task, &d, stop_after_hang, res,
                        err);
