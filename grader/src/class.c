@@ -97,15 +97,25 @@ static int write_class(const char *out, const gr_report_ctx *rc, const gr_studen
     return r;
 }
 
-static void print_lab(const gr_lab_result *r, int width)
+static double now_s(void)
 {
-    char score[64];
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* @p seconds: the lab's wall time on the grader's path (waiting for its build included). */
+static void print_lab(const gr_lab_result *r, int width, double seconds)
+{
+    char score[64], took[32] = "";
     if (r->decided)
         snprintf(score, sizeof score, "%.2f/%g", r->score, r->max);
     else
         snprintf(score, sizeof score, "-/%g", r->max);
-    printf("    %-*s %-13s %-11s %s%s\n", width, r->lab, r->outcome, score, r->summary,
-           r->reused ? " [unchanged: reused]" : "");
+    if (!r->reused && seconds >= 0.05)
+        snprintf(took, sizeof took, " [%.1f s]", seconds);
+    printf("    %-*s %-13s %-11s %s%s%s\n", width, r->lab, r->outcome, score, r->summary,
+           r->reused ? " [unchanged: reused]" : "", took);
 }
 
 static int name_width(const gr_session *s)
@@ -117,12 +127,6 @@ static int name_width(const gr_session *s)
     return width;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static void format_duration(double s, char *buf, size_t size)
 {
@@ -198,6 +202,7 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
         const int k = i * s->nlabs + l;
         start_jobs(s, students, q, k);
         lk_error_clear(&err);
+        const double began = now_s();
         if (gr_grade_prepared(s, st, l, q->pid[k], r, &err) != 0) {
             t->grader_errors++;
             fprintf(stderr, "labkit-grade: %s: %s: %s\n", st->name, lab->name, err.msg);
@@ -213,7 +218,7 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
         if (strcmp(r->outcome, GR_OUT_ERROR) == 0 && !gr_stop_requested)
             t->grader_errors += r->nchecks > 0 && strcmp(r->checks[0].stage, "grader") != 0;
         if (!quiet)
-            print_lab(r, width);
+            print_lab(r, width, now_s() - began);
     }
     st->done = !gr_stop_requested;
 }

@@ -100,12 +100,14 @@ Test(inputs, tile_and_variant_are_not_options_of_lab01)
 Test(inputs, once_with_bin_leaves_the_hash_to_the_caller, .init = lk_tmpdir_make,
      .fini = lk_tmpdir_remove)
 {
-    LK_REQUIRE_GPU();
+    /* Not LK_REQUIRE_GPU(): CUDA set up in this process would not work in the forked driver. */
     char bin[512], out[8192];
     snprintf(bin, sizeof bin, "%s/out.bin", lk_tmpdir);
     char *with_bin[] = {"lab01", "--gpu", "--once", "--dataset", "sciddicat-odd", "--steps",
                         "20", "--bin", bin, "--json", NULL};
     int status = lk_run_captured(lk_lab_main, 10, with_bin, out, sizeof out);
+    if (status == 1 && strstr(out, LK_NO_GPU))
+        cr_skip_test("%s", LK_NO_GPU);
     cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "\"md5\":null,\"md5_bin\":null"), "%s", out);
     cr_assert(access(bin, R_OK) == 0, "--bin wrote no file:\n%s", out);
