@@ -72,8 +72,8 @@ Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
     cr_assert_eq(lab->policy, GR_POLICY_HASH_COURSE_TEXT);
     cr_assert_eq(lab->points_correct, 70);
     cr_assert_eq(lab->points_perf, 30);
-    cr_assert_eq(lab->curve_full, 0.6);
-    cr_assert_eq(lab->curve_zero, 0.2);
+    cr_assert_eq(lab->curve_full, 0.5);
+    cr_assert_eq(lab->curve_zero, 0.15);
     cr_assert_eq(lab->min_speedup, 5);
     cr_assert(lab->ndatasets >= 2);
     int hidden = 0;
