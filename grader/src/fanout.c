@@ -93,7 +93,7 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
     if (gr_mkdir_p(dir, 0700, err) != 0)
         return -1;
     pid_t *pid = gr_xcalloc(ntasks ? (size_t)ntasks : 1, sizeof *pid);
-    int next = 0, running = 0, load = 0, stopped = 0, rc = 0;
+    int next = 0, running = 0, load = 0, stopped = 0, forwarded = 0, rc = 0;
     if (slots < 1)
         slots = 1;
     while (next < ntasks || running > 0) {
@@ -119,6 +119,14 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
         }
         if (running == 0)
             break; /* stopped: the rest are never started */
+        /* An interrupted grader stops its runs now rather than at their time limits (a
+           signal to the grader alone, e.g. from `timeout`, does not reach them). */
+        if (gr_stop_requested && !forwarded) {
+            for (int i = 0; i < next; i++)
+                if (pid[i] > 0)
+                    kill(pid[i], SIGTERM);
+            forwarded = 1;
+        }
         /* Poll our own tasks only: waiting on any child would take the build jobs' exits. */
         int reaped = 0;
         for (int i = 0; i < next; i++) {

@@ -4,13 +4,17 @@
    and the grader is told to run the GPU stages anyway (--assume-gpu). */
 #include <math.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "grader_testing.h"
 #include "jsonr.h"
 #include "labkit/testing.h"
+#include "labkit/timing.h"
 #include "grade.h"
 #include "result.h"
 
@@ -692,6 +696,49 @@ Test(gpu_stages, correctness_runs_go_side_by_side_up_to_the_runs_option)
     }
     free(lock);
     free(log);
+    free(kit);
+    free(subs);
+}
+
+/* An interrupted grader ends the runs it has going side by side at once, not at their time
+   limits: four runs that hang for 30 s, a SIGTERM to the grader alone (as `timeout` sends). */
+Test(gpu_stages, an_interrupted_grader_stops_its_runs_side_by_side_at_once)
+{
+    static const char *const names[] = {"hang", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, " run 5 ", " run 30 ");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "3",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, "--runs",
+                          "4", NULL};
+    pid_t pid = gr_test_start_grader(args, log);
+    char *run = gr_strf("%s/work/students/hang/01-fake/run", out);
+    for (int i = 0; i < 1200 && count_files(run, ".out") < 4; i++) {
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    cr_assert_eq(count_files(run, ".out"), 4, "the four runs never started side by side");
+    struct timespec settle = {0, 300 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    const double t0 = lk_wall_seconds();
+    kill(pid, SIGTERM);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    const double took = lk_wall_seconds() - t0;
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert(took < 10, "the grader took %.1f s to stop: it waited for its runs' 30 s limit\n%s",
+              took, console);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d:\n%s",
+              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), console);
+    cr_assert(strstr(console, "interrupted"), "%s", console);
+    free(console);
+    free(run);
+    free(lock);
+    free(log);
+    free(out);
     free(kit);
     free(subs);
 }
