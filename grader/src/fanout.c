@@ -98,7 +98,8 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
         slots = 1;
     while (next < ntasks || running > 0) {
         const int w = next < ntasks && weights ? (weights[next] > 0 ? weights[next] : 1) : 1;
-        if (next < ntasks && !stopped && !gr_stop_requested && (running == 0 || load + w <= slots)) {
+        const int room = running == 0 || load + w <= slots;
+        if (next < ntasks && !stopped && !gr_stop_requested && room) {
             fflush(NULL);
             pid_t p = fork();
             if (p == 0)

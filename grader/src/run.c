@@ -107,11 +107,6 @@ typedef struct dataset_runs {
     gr_ref_output *refs; /* per dataset */
 } dataset_runs;
 
-static void dataset_at(const dataset_runs *d, int i, const char **flag, char *spec, int *steps)
-{
-    gr_dataset_args(d->s, d->lc, i, flag, spec, steps);
-}
-
 /* Task i: the serial reference of dataset i into the session's cache (code 1 ready, 0 failed:
    the parent, reading the cache afterwards, runs it again to learn why). */
 static int reference_task(void *ctx, int i, gr_lab_result *r, lk_error *err)
@@ -121,7 +116,7 @@ static int reference_task(void *ctx, int i, gr_lab_result *r, lk_error *err)
     const char *flag;
     char spec[192], why[1400];
     int steps;
-    dataset_at(d, i, &flag, spec, &steps);
+    gr_dataset_args(d->s, d->lc, i, &flag, spec, &steps);
     gr_ref_output ref;
     int got = gr_reference_output(d->s, d->lc, d->refdrv, flag, spec, steps, &ref, why,
                                   sizeof why, err);
@@ -143,7 +138,7 @@ static char *check_args(const dataset_runs *d, int t, const char **flag, char *s
     const gr_lab_rubric *lab = d->lc->rub;
     const int i = t / d->counts;
     *ranks = run_ranks(lab, t % d->counts);
-    dataset_at(d, i, flag, spec, steps);
+    gr_dataset_args(d->s, d->lc, i, flag, spec, steps);
     const char *kind = lab->datasets[i].hidden ? "hidden" : "public";
     return *ranks > 0 ? gr_strf("%s %s (%d steps), %d rank%s", kind, spec, *steps, *ranks,
                                 *ranks == 1 ? "" : "s")
@@ -178,8 +173,8 @@ static int stop_after_hang(void *ctx, int code)
    kit's problem (*problem); *hung when a run hung. 0, or -1 on grader errors. */
 static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const char *work,
                             const char *driver, int counts, gr_lab_result *r, int *passed,
-                            int *hung, int *failed_first, char *first_fail, size_t ffsize, char **problem,
-                            lk_error *err)
+                            int *hung, int *failed_first, char *first_fail, size_t ffsize,
+                            char **problem, lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
     const int nd = lab->ndatasets, ntasks = nd * counts;
@@ -199,7 +194,7 @@ static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
         const char *flag;
         char spec[192], why[1400] = "";
         int steps;
-        dataset_at(&d, i, &flag, spec, &steps);
+        gr_dataset_args(s, lc, i, &flag, spec, &steps);
         int got = gr_reference_output(s, lc, refdrv, flag, spec, steps, &d.refs[i], why,
                                       sizeof why, err);
         if (got < 0)
