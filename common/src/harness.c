@@ -134,6 +134,7 @@ static void usage(FILE *f, const char *prog, const lk_lab *lab)
             "      --png FILE       a picture of the result\n"
             "  -r, --repeat N       time N GPU runs (after the checked run), report the median\n"
             "      --once           call the GPU code once: that call is checked and timed\n"
+            "      --no-md5         skip the md5s (for a caller that hashes --bin or times)\n"
             "      --json           print one machine-readable result line\n"
             "      --result-fd N    also write that line to file descriptor N\n"
             "      --bench          performance report on %s (GPU)\n"
@@ -175,7 +176,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
                          lk_error *err)
 {
     enum { O_SERIAL = 256, O_GPU, O_TILE, O_VARIANT, O_BIN, O_PNG, O_JSON, O_FD, O_BENCH,
-           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE };
+           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5 };
     /* --time and -t exist only for models with a simulated time (the first entry). */
     static const struct option all_options[] = {
         {"time", required_argument, 0, 't'},
@@ -189,6 +190,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
         {"result-fd", required_argument, 0, O_FD}, {"bench", no_argument, 0, O_BENCH},
         {"serial-steps", required_argument, 0, O_SERIAL_STEPS},
         {"csv", required_argument, 0, O_CSV},   {"once", no_argument, 0, O_ONCE},
+        {"no-md5", no_argument, 0, O_NO_MD5},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->steps = -1;
@@ -238,6 +240,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
             break;
         case O_CSV: o->csv = optarg; break;
         case O_ONCE: o->once = 1; break;
+        case O_NO_MD5: o->no_md5 = 1; break;
         case 'h': usage(stdout, argv[0], lab); return 1;
         case ':': rc = lk_fail(err, "option %s needs a value: see -h", argv[optind - 1]); break;
         default: rc = lk_fail(err, "unknown option '%s': see -h", argv[optind - 1]); break;
@@ -516,18 +519,19 @@ size_t lk_output_diff(const lk_output_shape *shape, const double *a, const doubl
     return ndiff;
 }
 
-int lk_run_hashes_gpu(const lk_run *run)
+int lk_run_hashes(const lk_run *run)
 {
-    return !(run->opt.once && run->opt.bin);
+    return !run->opt.no_md5;
 }
 
 int lk_run_binary_verdict(lk_run *run, const char *where_hint)
 {
     lk_run_result *r = &run->r;
     const size_t n = (size_t)run->shape.fields * run->shape.rows * run->shape.cols;
-    if (r->ran_serial && lk_binary_md5(run->expected, n, r->serial_md5, &run->err) != 0)
+    if (r->ran_serial && lk_run_hashes(run) &&
+        lk_binary_md5(run->expected, n, r->serial_md5, &run->err) != 0)
         return -1;
-    if (r->ran_gpu && lk_run_hashes_gpu(run)) {
+    if (r->ran_gpu && lk_run_hashes(run)) {
         if (lk_binary_md5(run->gpu, n, r->gpu_md5, &run->err) != 0)
             return -1;
         snprintf(r->gpu_md5_bin, sizeof r->gpu_md5_bin, "%s", r->gpu_md5);
@@ -875,7 +879,9 @@ static void write_json(FILE *f, const lk_run *run)
     if (r->ran_serial) {
         fputs(",\"serial\":{\"seconds\":", f);
         lk_json_number(f, r->serial_s);
-        fprintf(f, ",\"md5\":\"%s\"}", r->serial_md5);
+        fputs(",\"md5\":", f);
+        lk_json_string(f, r->serial_md5[0] ? r->serial_md5 : NULL);
+        fputc('}', f);
     }
     if (r->ran_gpu && !o->bench) {
         fputs(",\"gpu\":{\"device\":", f);
@@ -908,11 +914,12 @@ static void print_summary(const lk_run *run)
     printf("dataset  %s: %d x %d cells, %d steps%s\n", run->label, sh->rows, sh->cols,
            run->steps, run->details);
     if (r->ran_serial)
-        printf("serial   %.3f s   md5 %s\n", r->serial_s, r->serial_md5);
+        printf("serial   %.3f s   md5 %s\n", r->serial_s,
+               r->serial_md5[0] ? r->serial_md5 : "not computed (--no-md5)");
     if (r->ran_gpu) {
         const launch *l = &run->state->launches[0];
         printf("gpu      %.3f ms   md5 %s   %s on %s\n", r->gpu_ms.median,
-               r->gpu_md5[0] ? r->gpu_md5 : "not computed (--once --bin)", l->label,
+               r->gpu_md5[0] ? r->gpu_md5 : "not computed (--no-md5)", l->label,
                r->device);
         if (r->gpu_ms.n > 1)
             printf("         median of %d runs (min %.3f, max %.3f ms)\n", r->gpu_ms.n,

@@ -148,9 +148,12 @@ int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char
     for (int up = 0; up < 2 && strrchr(home, '/'); up++)
         *strrchr(home, '/') = '\0';
     const char *readable[] = {home, NULL}, *writable[] = {cwd, NULL};
-    const char *env[] = {res_env, NULL};
-    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, ranks > 0 ? NULL : res_path, fd,
-                  ranks > 0 ? env : NULL, writable, readable};
+    /* Huge pages for the drivers' large host buffers: faulting in 4 KB pages took a quarter
+       of a 4096 x 4096 round on the H100 host (2.1 s, 1.6 s with this). */
+    const char *env[] = {"GLIBC_TUNABLES=glibc.malloc.hugetlb=1", ranks > 0 ? res_env : NULL,
+                         NULL};
+    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, ranks > 0 ? NULL : res_path, fd, env,
+                  writable, readable};
     int rc = gr_sandbox_run(&cmd, &lim, &dr->o, err);
     free(home);
     if (rc == 0)

@@ -41,7 +41,7 @@ static const char *const key_usage[K_COUNT] = {
     "curve full F zero Z (fractions of the solution's speed, e.g. curve full 0.8 zero 0.3)",
     "min-speedup X (e.g. min-speedup 5)",
     "baseline VARIANT steps N (e.g. baseline uncoalesced steps 5)",
-    "rounds N [extra M] (e.g. rounds 3 extra 4)",
+    "rounds N [extra M] (e.g. rounds 2 extra 5)",
     "repeat N (e.g. repeat 5)",
     "time-limit [build S] [run S] [performance S] (seconds)",
     "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)",
@@ -194,8 +194,8 @@ static int parse_pairs(ctx *c, int k, char **tok, int ntok, const char *const *w
 static void lab_defaults(gr_lab_rubric *lab)
 {
     lab->credit_all = 1;
-    lab->rounds = 3;
-    lab->extra_rounds = 4;
+    lab->rounds = 2;
+    lab->extra_rounds = 5;
     lab->repeat = 5;
     lab->limit_build = 600;
     lab->limit_run = 60;

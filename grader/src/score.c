@@ -101,6 +101,10 @@ void gr_perf_score_rounds(const double *student_ms, const double *solution_ms, i
     out->inconclusive = gr_straddles(judged, min_speedup) ||
                         (solution_ms && (gr_straddles(&out->ratio, full) ||
                                          gr_straddles(&out->ratio, zero)));
+    /* A mean of two rounds that disagree could move the points by the noise of one round. */
+    out->unsettled = out->inconclusive ||
+                     (solution_ms && n < 3 && out->ratio.lo < full && out->ratio.hi >= zero &&
+                      out->ratio.hi > GR_ROUNDS_AGREE * out->ratio.lo);
     if (judged->median < min_speedup) {
         out->points = 0.0;
         snprintf(out->reason, sizeof out->reason,

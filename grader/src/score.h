@@ -36,6 +36,11 @@ void gr_spread_of(const double *v, int n, gr_spread *s);
 /** Does the spread straddle @p threshold (some values below it, some at or above)? */
 int gr_straddles(const gr_spread *s, double threshold);
 
+/** Two rounds in the curve's linear part settle its points only when the larger ratio is at
+    most this factor above the smaller: their mean is then the median of three to within the
+    noise of a round. */
+#define GR_ROUNDS_AGREE 1.15
+
 /** Performance verdict of one lab. */
 typedef struct gr_perf_score {
     gr_spread ratio;    /**< Per-round student speed / solution speed. */
@@ -43,6 +48,8 @@ typedef struct gr_perf_score {
     gr_spread vs_baseline; /**< Per-round speedup over the lab's given version (n 0: none). */
     double points;      /**< Points awarded. */
     int inconclusive;   /**< The spread straddles a threshold: scored from the medians. */
+    int unsettled;      /**< Worth more rounds: inconclusive, or two rounds between `zero`
+                             and `full` that differ by more than GR_ROUNDS_AGREE. */
     char reason[384];   /**< One line: why these points. */
 } gr_perf_score;
 

@@ -156,8 +156,8 @@ Test(rubric, optional_settings_have_defaults)
     lk_error err;
     LK_ASSERT_OK(gr_rubric_parse("r.txt", text, &r, &err), &err);
     cr_assert_eq(r.labs[0].credit_all, 1);
-    cr_assert_eq(r.labs[0].rounds, 3);
-    cr_assert_eq(r.labs[0].extra_rounds, 4);
+    cr_assert_eq(r.labs[0].rounds, 2);
+    cr_assert_eq(r.labs[0].extra_rounds, 5);
     cr_assert_eq(r.labs[0].repeat, 5);
     cr_assert_eq(r.labs[0].datasets[0].steps, -1, "public steps default to the manifest's");
     cr_assert_str_eq(r.labs[0].baseline, "", "no baseline: the minimum is over serial");

@@ -88,6 +88,33 @@ Test(score, below_the_minimum_speedup_no_points_even_if_as_fast_as_the_solution)
     cr_assert(strstr(p.reason, "below the minimum"), "%s", p.reason);
 }
 
+Test(score, two_rounds_settle_only_a_verdict_they_agree_on)
+{
+    double sol[] = {10.0, 10.0};
+    gr_perf_score p;
+    /* Both above full credit (0.8): 0.9 and 1.2 disagree, but not about the points. */
+    double fast[] = {10.0 / 0.9, 10.0 / 1.2};
+    gr_perf_score_rounds(fast, sol, 2, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+    cr_assert(!p.unsettled && p.points == 30);
+    /* Both on the linear part, within 15% of each other: their mean decides. */
+    double close[] = {10.0 / 0.50, 10.0 / 0.55};
+    gr_perf_score_rounds(close, sol, 2, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+    cr_assert(!p.unsettled);
+    cr_assert_float_eq(p.ratio.median, 0.525, 1e-12);
+    /* 0.40 and 0.60: one slow round would cost 20% of the points; more rounds decide. */
+    double apart[] = {10.0 / 0.40, 10.0 / 0.60};
+    gr_perf_score_rounds(apart, sol, 2, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+    cr_assert(p.unsettled && !p.inconclusive);
+    /* The same spread over three rounds is settled by their median. */
+    double three[] = {10.0 / 0.40, 10.0 / 0.60, 10.0 / 0.50}, sol3[] = {10.0, 10.0, 10.0};
+    gr_perf_score_rounds(three, sol3, 3, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+    cr_assert(!p.unsettled);
+    /* A straddle is always unsettled. */
+    double straddle[] = {10.0 / 0.78, 10.0 / 0.82};
+    gr_perf_score_rounds(straddle, sol, 2, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+    cr_assert(p.unsettled && p.inconclusive);
+}
+
 Test(score, a_spread_across_a_threshold_is_inconclusive_and_scored_from_the_median)
 {
     /* Ratios 0.75, 0.82, 0.85: they straddle the full-credit point 0.8. */

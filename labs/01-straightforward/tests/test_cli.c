@@ -95,25 +95,42 @@ Test(inputs, tile_and_variant_are_not_options_of_lab01)
     cr_assert(strstr(out, "--variant fast: lab 01-straightforward has no variants"), "%s", out);
 }
 
-/* The grader's timed call (--once --bin) hashes the file itself: the driver leaves its md5s
-   out (null) rather than spend seconds on a large grid; without --bin it still prints them. */
-Test(inputs, once_with_bin_leaves_the_hash_to_the_caller, .init = lk_tmpdir_make,
+/* The grader's timed call (--no-md5) hashes its --bin file itself: the driver leaves its md5s
+   out (null) rather than spend seconds on a large grid; without the option it prints them. */
+Test(inputs, no_md5_leaves_the_hash_to_the_caller, .init = lk_tmpdir_make,
      .fini = lk_tmpdir_remove)
 {
     /* Not LK_REQUIRE_GPU(): CUDA set up in this process would not work in the forked driver. */
     char bin[512], out[8192];
     snprintf(bin, sizeof bin, "%s/out.bin", lk_tmpdir);
-    char *with_bin[] = {"lab01", "--gpu", "--once", "--dataset", "sciddicat-odd", "--steps",
-                        "20", "--bin", bin, "--json", NULL};
-    int status = lk_run_captured(lk_lab_main, 10, with_bin, out, sizeof out);
+    char *with_bin[] = {"lab01", "--gpu", "--once", "--no-md5", "--dataset", "sciddicat-odd",
+                        "--steps", "20", "--bin", bin, "--json", NULL};
+    int status = lk_run_captured(lk_lab_main, 11, with_bin, out, sizeof out);
     if (status == 1 && strstr(out, LK_NO_GPU))
         cr_skip_test("%s", LK_NO_GPU);
     cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "\"md5\":null,\"md5_bin\":null"), "%s", out);
     cr_assert(access(bin, R_OK) == 0, "--bin wrote no file:\n%s", out);
-    char *without_bin[] = {"lab01", "--gpu", "--once", "--dataset", "sciddicat-odd", "--steps",
-                           "20", "--json", NULL};
-    status = lk_run_captured(lk_lab_main, 8, without_bin, out, sizeof out);
+    char *with_md5[] = {"lab01", "--gpu", "--once", "--dataset", "sciddicat-odd", "--steps",
+                        "20", "--bin", bin, "--json", NULL};
+    status = lk_run_captured(lk_lab_main, 10, with_md5, out, sizeof out);
     cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "\"md5\":\"") && !strstr(out, "\"md5\":null"), "%s", out);
+}
+
+/* The grader's serial timing runs need only the time. */
+Test(inputs, no_md5_serial_run_prints_no_hash)
+{
+    char out[8192];
+    char *args[] = {"lab01", "--serial", "--no-md5", "--dataset", "sciddicat-odd", "--steps",
+                    "5", "--json", NULL};
+    int status = lk_run_captured(lk_lab_main, 8, args, out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
+    cr_assert(strstr(out, "\"serial\":{\"seconds\":") && strstr(out, "\"md5\":null}"), "%s", out);
+    cr_assert(strstr(out, "md5 not computed (--no-md5)"), "%s", out);
+    args[2] = "--json"; /* without --no-md5 */
+    args[7] = NULL;
+    status = lk_run_captured(lk_lab_main, 7, args, out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
+    cr_assert(!strstr(out, "\"md5\":null") && strstr(out, "\"md5\":\""), "%s", out);
 }
