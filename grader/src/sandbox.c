@@ -370,6 +370,7 @@ int gr_outcome_ok(const gr_outcome *o)
 }
 
 int gr_command_log = -1;
+double gr_command_log_t0;
 
 /* One line per command in the session's log: where grading time goes. A single write on an
    O_APPEND descriptor, so the lines of build jobs running beside the grader do not mix. */
@@ -378,7 +379,8 @@ static void log_command(const gr_cmd *cmd, const gr_outcome *out)
     if (gr_command_log < 0)
         return;
     char line[1024];
-    int n = snprintf(line, sizeof line, "%9.3f\t%s\t%s\t", out->wall_s,
+    int n = snprintf(line, sizeof line, "%9.3f\t%9.3f\t%s\t%s\t",
+                     lk_wall_seconds() - gr_command_log_t0, out->wall_s,
                      out->end == GR_END_EXITED && out->status == 0 ? "ok" : out->reason,
                      cmd->cwd ? cmd->cwd : ".");
     for (int i = 0; cmd->argv[i] && n < (int)sizeof line - 2; i++)

@@ -68,9 +68,12 @@ typedef struct gr_outcome {
     char reason[512];        /**< One line, e.g. "crashed: SIGSEGV (Segmentation fault)". */
 } gr_outcome;
 
-/** Descriptor (O_APPEND) receiving one line per command run: seconds, outcome, folder,
-    command line; -1: none. The session opens OUT/commands.log. */
+/** Descriptor (O_APPEND) receiving one line per command run: when it ended (seconds after
+    gr_command_log_t0), its seconds, outcome, folder, command line; -1: none. The session
+    opens OUT/commands.log. */
 extern int gr_command_log;
+/** lk_wall_seconds() when the session opened the command log. */
+extern double gr_command_log_t0;
 
 /** Set by the grader's SIGINT/SIGTERM handler: running commands are killed at once. */
 extern volatile sig_atomic_t gr_stop_requested;

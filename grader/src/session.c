@@ -18,6 +18,7 @@
 
 #include "fanout.h"
 #include "sandbox.h"
+#include "labkit/timing.h"
 #include "util.h"
 
 #ifndef GR_CUDA_HOME
@@ -434,6 +435,7 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
     free(lock_path);
     char *log_path = gr_strf("%s/commands.log", s->out);
     gr_command_log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    gr_command_log_t0 = lk_wall_seconds();
     if (gr_command_log < 0)
         lk_fail(err, "%s: cannot create the command log: %s", log_path, strerror(errno));
     free(log_path);

@@ -184,7 +184,11 @@ int gr_rm_rf(const char *path, lk_error *err)
 static int chown_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)ftw;
-    if (lchown(path, tree_uid, tree_gid) != 0) {
+    /* An entry gone since the walk listed it was removed or renamed by a run beside this one
+       (the reference runs share their cache folder). */
+    if (flag == FTW_NS || lchown(path, tree_uid, tree_gid) != 0) {
+        if (errno == ENOENT)
+            return 0;
         tree_errno = errno;
         snprintf(tree_failed, sizeof tree_failed, "%s", path);
         return 1;
