@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +23,31 @@ static int output_hash(gr_policy policy, const double *v, int rows, int cols, ch
     if (policy == GR_POLICY_HASH_COURSE_TEXT)
         return lk_course_text_md5(v, rows, cols, hex, err);
     return lk_binary_md5(v, (size_t)rows * cols, hex, err);
+}
+
+/* Do two files of @p len bytes hold the same bytes? Compared in place in the page cache: a
+   timed round's 400 MB output took a second to read into memory and compare cell by cell.
+   0 also when either cannot be mapped (the full comparison then says why). */
+static int same_bytes(const char *a, const char *b, size_t len)
+{
+    int fa = open(a, O_RDONLY | O_CLOEXEC), fb = open(b, O_RDONLY | O_CLOEXEC), same = 0;
+    void *pa = MAP_FAILED, *pb = MAP_FAILED;
+    struct stat sa, sb; /* a shorter file would fault beyond its end */
+    if (fa >= 0 && fb >= 0 && len > 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
+        (size_t)sa.st_size == len && (size_t)sb.st_size == len) {
+        pa = mmap(NULL, len, PROT_READ, MAP_SHARED, fa, 0);
+        pb = mmap(NULL, len, PROT_READ, MAP_SHARED, fb, 0);
+        same = pa != MAP_FAILED && pb != MAP_FAILED && memcmp(pa, pb, len) == 0;
+    }
+    if (pa != MAP_FAILED)
+        munmap(pa, len);
+    if (pb != MAP_FAILED)
+        munmap(pb, len);
+    if (fa >= 0)
+        close(fa);
+    if (fb >= 0)
+        close(fb);
+    return same;
 }
 
 /* Compare an output file with the reference. 1 same, 0 differs (reason, detail), -1 grader
@@ -40,6 +67,9 @@ int gr_compare_outputs(const gr_lab_rubric *lab, const char *ref_bin, const char
                  (long long)st.st_size, n * sizeof(double), rows, cols);
         return 0;
     }
+    /* The same bits are the same hash; a tolerance judges NaNs and poison on the values. */
+    if (lab->policy != GR_POLICY_TOLERANCE && same_bytes(ref_bin, got_bin, n * sizeof(double)))
+        return 1;
     double *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     lk_error e;
     int rc = -1;
