@@ -35,7 +35,8 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
 /** Free what gr_fanout() put in @p out[n]. */
 void gr_fanout_free(gr_task_result *out, int n);
 
-/** Correctness runs side by side by default: half the CPUs, at most 8, at least 1. */
+/** Correctness runs side by side by default: three quarters of the CPUs, at most 12, at
+    least 1. */
 int gr_default_runs(void);
 
 #endif

@@ -15,7 +15,7 @@ typedef struct gr_options {
     unsigned long long seed;
     int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */
-    int runs; /**< Correctness runs side by side (--runs; -1: half the CPUs, at most 8). */
+    int runs; /**< Correctness runs side by side (--runs; -1: 3/4 of the CPUs, at most 12). */
 } gr_options;
 
 /**

@@ -115,6 +115,22 @@ Test(score, two_rounds_settle_only_a_verdict_they_agree_on)
     cr_assert(p.unsettled && p.inconclusive);
 }
 
+Test(score, one_slow_round_stops_mattering_two_rounds_later)
+{
+    /* The grader adds one round at a time while the verdict is unsettled. */
+    double ratio[] = {0.9, 0.7, 0.92, 0.91}, stu[4], sol[4];
+    for (int i = 0; i < 4; i++) {
+        sol[i] = 10.0;
+        stu[i] = 10.0 / ratio[i];
+    }
+    gr_perf_score p;
+    for (int n = 2; n <= 4; n++) {
+        gr_perf_score_rounds(stu, sol, n, 1e6, NULL, 0, 5, 0.8, 0.3, 30, &p);
+        cr_assert_eq(p.unsettled, n < 4, "%d rounds: %s", n, p.reason);
+    }
+    cr_assert_eq(p.points, 30, "%s", p.reason);
+}
+
 Test(score, a_spread_across_a_threshold_is_inconclusive_and_scored_from_the_median)
 {
     /* Ratios 0.75, 0.82, 0.85: they straddle the full-credit point 0.8. */
