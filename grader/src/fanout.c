@@ -59,11 +59,6 @@ static void run_task(gr_session *s, const char *dir, int task, gr_task_fn fn, vo
     _exit(code < 0 ? 100 : code > 99 ? 99 : code);
 }
 
-static int weight_of(const int *weights, int task)
-{
-    return weights && weights[task] > 0 ? weights[task] : 1;
-}
-
 /* The parent side of a task that ended with @p status. */
 static void collect(const char *dir, int task, int status, gr_task_result *t)
 {
@@ -100,35 +95,25 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
     if (gr_mkdir_p(dir, 0700, err) != 0)
         return -1;
     pid_t *pid = gr_xcalloc(ntasks ? (size_t)ntasks : 1, sizeof *pid);
-    /* Heavier tasks start first (in task order among equals): lab 07's 4-rank runs no longer
-       trail after the 1-rank ones have filled the slots. */
-    int *order = gr_xcalloc(ntasks ? (size_t)ntasks : 1, sizeof *order);
-    for (int i = 0; i < ntasks; i++) {
-        int k = i;
-        const int wi = weight_of(weights, i);
-        for (; k > 0 && weight_of(weights, order[k - 1]) < wi; k--)
-            order[k] = order[k - 1];
-        order[k] = i;
-    }
     int next = 0, running = 0, load = 0, stopped = 0, forwarded = 0, rc = 0;
     if (slots < 1)
         slots = 1;
     while (next < ntasks || running > 0) {
-        const int w = next < ntasks ? weight_of(weights, order[next]) : 1;
+        const int w = next < ntasks && weights ? (weights[next] > 0 ? weights[next] : 1) : 1;
         const int room = running == 0 || load + w <= slots;
         if (next < ntasks && !stopped && !gr_stop_requested && room) {
             fflush(NULL);
             pid_t p = fork();
             if (p == 0)
-                run_task(s, dir, order[next], fn, ctx);
+                run_task(s, dir, next, fn, ctx);
             if (p < 0) {
                 if (running == 0) {
                     rc = lk_fail(err, "cannot start a process for a check: %s", strerror(errno));
                     break;
                 }
             } else {
-                pid[order[next]] = p;
-                out[order[next]].started = 1;
+                pid[next] = p;
+                out[next].started = 1;
                 running++;
                 load += w;
                 next++;
@@ -140,20 +125,20 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
         /* An interrupted grader stops its runs now rather than at their time limits (a
            signal to the grader alone, e.g. from `timeout`, does not reach them). */
         if (gr_stop_requested && !forwarded) {
-            for (int i = 0; i < ntasks; i++)
+            for (int i = 0; i < next; i++)
                 if (pid[i] > 0)
                     kill(pid[i], SIGTERM);
             forwarded = 1;
         }
         /* Poll our own tasks only: waiting on any child would take the build jobs' exits. */
         int reaped = 0;
-        for (int i = 0; i < ntasks; i++) {
+        for (int i = 0; i < next; i++) {
             int status;
             if (pid[i] <= 0 || waitpid(pid[i], &status, WNOHANG) != pid[i])
                 continue;
             pid[i] = 0;
             running--;
-            load -= weight_of(weights, i);
+            load -= weights && weights[i] > 0 ? weights[i] : 1;
             collect(dir, i, status, &out[i]);
             if (stop && out[i].code >= 0 && stop(ctx, out[i].code))
                 stopped = 1;
@@ -165,7 +150,6 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
         }
     }
     free(pid);
-    free(order);
     lk_error ignored;
     gr_rm_rf(dir, &ignored);
     return rc;

@@ -22,9 +22,8 @@ typedef struct gr_task_result {
 } gr_task_result;
 
 /**
- * Run tasks 0..@p ntasks-1 with @p fn, heavier ones first (in task order among equals),
- * keeping the sum of the running tasks' @p weights (NULL: 1 each) at most @p slots (a task
- * heavier than @p slots runs alone); @p out stays in task order. @p stop, when not
+ * Run tasks 0..@p ntasks-1 with @p fn, in task order, keeping the sum of the running tasks'
+ * @p weights (NULL: 1 each) at most @p slots (a heavier task runs alone). @p stop, when not
  * NULL, is asked after each task ends with its code: nonzero starts no further task (those
  * come back with started 0). Result files go to @p dir. Fills @p out[ntasks]; returns 0, or
  * -1 when no process could be started (@p err).
