@@ -24,7 +24,8 @@ LK_WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -I$(LK_TOP)/common/include -I$(CUDA_HOME)/include -I/usr/include/libpng16 \
             -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"' -DLK_TOP_DIR='"$(LK_TOP)"'
 CFLAGS ?= -O3 -g
-CFLAGS += -std=c11 $(LK_WARN) -ffp-contract=off -fno-fast-math -pthread
+# OpenMP: the dataset generators spread large grids over the cores (labkit/parallel.h).
+CFLAGS += -std=c11 $(LK_WARN) -ffp-contract=off -fno-fast-math -pthread -fopenmp
 NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 --fmad=false $(NVCC_ARCHFLAGS) \
              -Xcompiler -ffp-contract=off,-fno-fast-math,-Wall

@@ -8,6 +8,7 @@
 
 #include "labkit/cli.h"
 #include "labkit/manifest.h"
+#include "labkit/parallel.h"
 
 int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err)
 {
@@ -112,6 +113,7 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
     const double min_dim = rows < cols ? rows : cols;
     const double blob_r = min_dim * 0.06 > 1.5 ? min_dim * 0.06 : 1.5;
 
+#pragma omp parallel for schedule(static) if ((long)rows * cols >= LK_PARALLEL_MIN_CELLS)
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             double dx = (j - centre_j) / half_width;
@@ -165,6 +167,7 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
    removed from the interior cells to get the sliding surface. */
 static void initialise(lk_sciddicat *sim)
 {
+#pragma omp parallel for schedule(static) if ((long)sim->rows * sim->cols >= LK_PARALLEL_MIN_CELLS)
     for (int i = 1; i < sim->rows - 1; i++)
         for (int j = 1; j < sim->cols - 1; j++) {
             size_t at = lk_sciddicat_at(i, j, sim->cols);

@@ -12,6 +12,7 @@
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
 #include "labkit/md5.h"
+#include "labkit/parallel.h"
 #include "labkit/png.h"
 #include "labkit/rng.h"
 
@@ -168,6 +169,8 @@ static void add_bumps(lk_swe *sim, unsigned long long seed)
         double ci = lk_rng_uniform(&rng) * lx, cj = lk_rng_uniform(&rng) * ly;
         double radius = 20.0 + 100.0 * lk_rng_uniform(&rng);
         double height = 1.0 + 4.0 * lk_rng_uniform(&rng);
+        /* Each cell adds the bumps in their order, whichever thread has its row. */
+#pragma omp parallel for schedule(static) if ((long)sim->rows * sim->cols >= LK_PARALLEL_MIN_CELLS)
         for (int i = 1; i <= sim->rows; i++)
             for (int j = 1; j <= sim->cols; j++) {
                 double di = ((i - 0.5) * sim->dx - ci) / radius;
@@ -191,6 +194,7 @@ int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
     if (lk_swe_alloc(sim, rows, cols, LK_SWE_DOMAIN / along, err) != 0)
         return -1;
     const int width = cols + 2;
+#pragma omp parallel for schedule(static) if ((long)rows * cols >= LK_PARALLEL_MIN_CELLS)
     for (int i = 1; i <= rows; i++)
         for (int j = 1; j <= cols; j++) {
             /* Deep where the cell centre is within 100 m of the wall: (k - 1/2) * 500 / n
