@@ -24,6 +24,7 @@ typedef struct gr_env {
     char kit_version[128]; /**< `git describe` of the kit, else its KIT_VERSION file's line. */
     int unsandboxed;       /**< 1: student code ran without the jail (--unsandboxed). */
     char isolation[256];   /**< How student code was isolated, in words. */
+    int gpu_keeper;        /**< pid of the GPU probe, kept with its context; 0 when none. */
 } gr_env;
 
 /**
@@ -32,6 +33,9 @@ typedef struct gr_env {
  * skips the probe (--no-gpu) and records why.
  */
 void gr_env_probe(const char *kit, int probe_gpu, int drop, gr_env *env);
+
+/** End the GPU probe that @p env keeps for the session (a no-op without one). */
+void gr_env_release(gr_env *env);
 
 /**
  * md5 of everything in the kit that decides a lab's grade: the common library's sources and

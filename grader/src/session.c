@@ -509,6 +509,7 @@ void gr_session_close(gr_session *s)
     }
     free(s->labs);
     free(s->graded);
+    gr_env_release(&s->env);
     gr_kit_free(&s->kitinfo);
     gr_jail_free(&s->jail);
     gr_rubric_free(&s->rubric);
