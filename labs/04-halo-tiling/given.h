@@ -12,6 +12,8 @@ extern "C" {
 
 /** Most threads in a block. */
 #define LAB04_MAX_BLOCK_THREADS 1024
+/** Fewest threads in a fast block: one whole warp (its warps stream strips of columns). */
+#define LAB04_FAST_MIN_THREADS 32
 
 /** The variants `--variant` names, in lab04_variant order, with their default tiles (the
     halo and fused tiles leave room for the ring in a block of whole warps). */
@@ -27,7 +29,8 @@ int lab04_variant_parse(const char *name, lab04_variant *out, lk_error *err);
 void lab04_block_of_tile(lab04_variant variant, int tile_x, int tile_y, int *block_x,
                          int *block_y);
 
-/** Check that a tile is usable by @p variant: each side >= 1, its block at most 1024 threads. */
+/** Check that a tile is usable by @p variant: each side >= 1, its block at most 1024 threads
+    (and for fast at least LAB04_FAST_MIN_THREADS). */
 int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *err);
 
 /**

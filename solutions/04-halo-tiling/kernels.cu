@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-#include <cuda_pipeline.h>
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
@@ -155,52 +154,59 @@ LK_HD static inline double divide_by(double s, double d, double r)
     return fma(fma(-q, d, s), r, q);
 }
 
-// s / count for count in 1..4 (the rounds after the first, which divides by 5).
-LK_HD static inline double divide_by_count_upto4(double s, int count)
+// s / count for count = 1.0 .. 4.0 (the rounds after the first, which divides by 5), with
+// r = RN(1/count) from the bits of count: 1, 1/2 and 1/4 are powers of two (the high word's
+// exponent mirrored), 1/3 is 0x3fd5555555555555.
+LK_HD static inline double divide_by_count_upto4(double s, double count)
 {
-    return divide_by(s, count == 4 ? 4.0 : count == 3 ? 3.0 : count == 2 ? 2.0 : 1.0,
-                     count == 4 ? 0.25 : count == 3 ? 1.0 / 3.0 : count == 2 ? 0.5 : 1.0);
-}
-
-LK_HD static inline int count_bits(unsigned x)
-{
+    const unsigned count_high = high_word(count);
 #ifdef __CUDA_ARCH__
-    return __popc(x);
+    const double r = count_high == 0x40080000u ? __hiloint2double(0x3fd55555, 0x55555555)
+                                               : __hiloint2double(0x7fe00000 - (int)count_high, 0);
 #else
-    return __builtin_popcount(x);
+    const double r = count_high == 0x40080000u ? 1.0 / 3.0 : 1.0 / count;
 #endif
+    return divide_by(s, count, r);
 }
 
-// lab04_cell_flows, restructured: u[n] kept in the average are the set bits of `keep`; the sum
-// adds -0.0 (x + -0.0 is x to the bit, zeros included) for the others, so every kept term is
-// added in the reference's order; the first round, where all five are kept, is peeled.
-LK_HD static inline void cell_flows_fast(const double z[5], const double h[5], double f[4])
+// lab04_cell_flows, restructured, from the cell's altitude zc and thickness hc and its
+// neighbours' levels v (z + h of North, West, East, South: the sums the reference forms).
+// k0..k4 say which u[n] are still in the average; a skipped addition equals the reference's
+// (x + -0.0 is x to the bit), so every kept term is added in the reference's order. A round
+// that drops nothing leaves the count unchanged and ends the loop; the first round, where all
+// five are kept, is peeled.
+LK_HD static inline void cell_flows_fast(double zc, double hc, const double v[4], double f[4])
 {
-    const double m = h[0] - LK_SCIDDICAT_P_EPSILON;
-    const double u0 = z[0] + LK_SCIDDICAT_P_EPSILON, u1 = z[1] + h[1], u2 = z[2] + h[2],
-                 u3 = z[3] + h[3], u4 = z[4] + h[4];
-    double average = divide_by(((((m + u0) + u1) + u2) + u3) + u4, 5.0, 0.2);
-    unsigned keep = 31u;
-    for (;;) {
-        const unsigned drop = keep & ((unsigned)(average <= u0) | (unsigned)(average <= u1) << 1 |
-                                      (unsigned)(average <= u2) << 2 |
-                                      (unsigned)(average <= u3) << 3 |
-                                      (unsigned)(average <= u4) << 4);
-        if (drop == 0)
-            break;
-        keep &= ~drop;
+    const double m = hc - LK_SCIDDICAT_P_EPSILON, u0 = zc + LK_SCIDDICAT_P_EPSILON;
+    double average = divide_by(((((m + u0) + v[0]) + v[1]) + v[2]) + v[3], 5.0, 0.2);
+    bool k0 = !(average <= u0), k1 = !(average <= v[0]), k2 = !(average <= v[1]),
+         k3 = !(average <= v[2]), k4 = !(average <= v[3]);
+    int count = (int)k0 + (int)k1 + (int)k2 + (int)k3 + (int)k4;
+    for (int before = 5; count != before;) {
+        before = count;
         double s = m;
-        s += (keep & 1u) ? u0 : -0.0;
-        s += (keep & 2u) ? u1 : -0.0;
-        s += (keep & 4u) ? u2 : -0.0;
-        s += (keep & 8u) ? u3 : -0.0;
-        s += (keep & 16u) ? u4 : -0.0;
-        average = keep != 0 ? divide_by_count_upto4(s, count_bits(keep)) : s;
+        if (k0)
+            s += u0;
+        if (k1)
+            s += v[0];
+        if (k2)
+            s += v[1];
+        if (k3)
+            s += v[2];
+        if (k4)
+            s += v[3];
+        average = count != 0 ? divide_by_count_upto4(s, (double)count) : s;
+        k0 = k0 && !(average <= u0);
+        k1 = k1 && !(average <= v[0]);
+        k2 = k2 && !(average <= v[1]);
+        k3 = k3 && !(average <= v[2]);
+        k4 = k4 && !(average <= v[3]);
+        count = (int)k0 + (int)k1 + (int)k2 + (int)k3 + (int)k4;
     }
-    f[0] = (keep & 2u) ? (average - u1) * LK_SCIDDICAT_P_R : 0.0;
-    f[1] = (keep & 4u) ? (average - u2) * LK_SCIDDICAT_P_R : 0.0;
-    f[2] = (keep & 8u) ? (average - u3) * LK_SCIDDICAT_P_R : 0.0;
-    f[3] = (keep & 16u) ? (average - u4) * LK_SCIDDICAT_P_R : 0.0;
+    f[0] = k1 ? (average - v[0]) * LK_SCIDDICAT_P_R : 0.0;
+    f[1] = k2 ? (average - v[1]) * LK_SCIDDICAT_P_R : 0.0;
+    f[2] = k3 ? (average - v[2]) * LK_SCIDDICAT_P_R : 0.0;
+    f[3] = k4 ? (average - v[3]) * LK_SCIDDICAT_P_R : 0.0;
 }
 
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
@@ -236,9 +242,9 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
     if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1 &&
         !lk_sciddicat_is_still(s_h[sp])) {
-        const double zn[5] = {s_z[sp], s_z[sp - pw], s_z[sp - 1], s_z[sp + 1], s_z[sp + pw]};
-        const double hn[5] = {s_h[sp], s_h[sp - pw], s_h[sp - 1], s_h[sp + 1], s_h[sp + pw]};
-        cell_flows_fast(zn, hn, f);
+        const double v[4] = {s_z[sp - pw] + s_h[sp - pw], s_z[sp - 1] + s_h[sp - 1],
+                             s_z[sp + 1] + s_h[sp + 1], s_z[sp + pw] + s_h[sp + pw]};
+        cell_flows_fast(s_z[sp], s_h[sp], v, f);
     }
     for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
         s_f[k * nb + s] = f[k];
@@ -253,62 +259,60 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 }
 
 // ---- Stretch 2: fast. The fused step, restricted to the region of lab04_fast_region (the
-// cells next to debris now or one step ago), and without the work still cells do not need:
-// their flows are not computed. DRAM traffic per step is 24 bytes per cell of the region
-// (read z and h, write h); a dry grid costs little more than the launch.
+// cells next to debris now or one step ago), and without the work still cells do not need.
+// DRAM traffic per step is 24 bytes per cell of the region (read z and h, write h); a dry
+// grid costs little more than the launch.
 //
-// The host never learns the region: a fixed grid of persistent blocks reads it from the
-// boxes and walks its tiles. The block is the tile; it stages altitude and thickness of the
-// tile and two rings (all loads of a tile in flight at once). On a wet grid the step is bound
-// by the outflow arithmetic, not by memory, so each thread computes its own cell's outflows
-// once, into registers; the threads of the first warps then compute the one-cell ring's, of
-// which only the outflow into the tile is kept; one barrier later, the width update reads
-// its inflows from shared memory and its outflows from registers.
+// On a wet grid the step is bound by the outflow arithmetic, so the kernel spends almost no
+// instruction on anything else: each warp streams a strip of columns down the region, one
+// row per iteration, with every value in registers. Lane l holds column j0 - 2 + l; the
+// neighbours' levels and outflows cross between lanes by shuffles, the rows above and below
+// stay in registers from the iterations before. The 32 lanes compute the outflows of 30
+// columns and write 28: the two columns on each side are the strip's halo, as the row above
+// and the row below a segment are. Nothing is staged, so there is no barrier in the loop.
+//
+// The host never learns the region: a fixed grid of persistent warps reads it from the boxes
+// and takes its (strip, segment) items in turn.
 
-// floor(k / d) for 0 <= k, k * d < 2^32, with magic = ceil(2^32 / d): no integer division.
-__device__ static inline int divide_small(int k, unsigned magic)
+#define FAST_LANES 32
+#define FAST_STRIP (FAST_LANES - 4) // columns a warp writes
+#define FAST_FULL_MASK 0xffffffffu
+
+// Rows of a segment: up to 64, fewer when the region is small, so that every warp of the
+// grid still gets work (each segment costs two rows of halo at its ends).
+__device__ static inline int segment_rows(lab04_box region, int strips, int warps)
 {
-    return (int)__umulhi((unsigned)k, magic);
+    const long work = (long)(region.r1 - region.r0 + 1) * strips;
+    const long rows = (work + 2L * warps - 1) / (2L * warps);
+    return rows < 8 ? 8 : rows > 64 ? 64 : (int)rows;
 }
 
-// Start copying altitude and thickness of the tile from (i0, j0) and two rings into s_z and
-// s_h (sw columns, ns cells), asynchronously: the copies of the next tile fly while the block
-// computes the current one. Cells outside the grid get 0 (never used).
-__device__ static inline void stage_tile(int i0, int j0, int rows, int cols, int sw, int ns,
-                                         unsigned sw_magic, const double *__restrict__ z,
-                                         const double *__restrict__ h, double *s_z, double *s_h)
+// Altitude and thickness of cell (i, j) when it is in the grid, else 0 (never used).
+__device__ static inline void load_cell(int i, bool column_in_grid, int rows, long long at,
+                                        const double *__restrict__ z,
+                                        const double *__restrict__ h, double *zv, double *hv)
 {
-    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < ns; k += blockDim.x * blockDim.y) {
-        const int r = divide_small(k, sw_magic);
-        const int gi = i0 - 2 + r, gj = j0 - 2 + (k - r * sw);
-        if (gi >= 0 && gj >= 0 && gi < rows && gj < cols) {
-            const size_t at = lk_sciddicat_at(gi, gj, cols);
-            __pipeline_memcpy_async(&s_z[k], &z[at], sizeof(double));
-            __pipeline_memcpy_async(&s_h[k], &h[at], sizeof(double));
-        } else {
-            s_z[k] = 0.0;
-            s_h[k] = 0.0;
-        }
-    }
-    __pipeline_commit();
+    const bool inside = column_in_grid && i >= 0 && i < rows;
+    *zv = inside ? z[at] : 0.0;
+    *hv = inside ? h[at] : 0.0;
 }
 
-// nbuf: 2 to stage the next tile while computing this one (double buffering), 1 when two
-// buffers would not fit (fast_buffers).
-__global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols, int nbuf,
-                                                  const double *__restrict__ z,
-                                                  const double *__restrict__ h_in,
-                                                  double *__restrict__ h_out, lab04_box *boxes)
+// MAX_THREADS, MIN_BLOCKS: the block's size bound and the blocks an SM must hold. Each round
+// of the elimination is a chain of dependent double-precision operations, so resident warps
+// matter: 256-thread blocks are held to 80 registers, three per SM (24 warps: measured 1.2x
+// faster on the wet grid than 16 warps of 85 registers); 512 keep theirs; 1024 spill a little.
+template <int MAX_THREADS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, int rows, int cols,
+                                                         const double *__restrict__ z,
+                                                         const double *__restrict__ h_in,
+                                                         double *__restrict__ h_out,
+                                                         lab04_box *boxes)
 {
-    extern __shared__ double smem[];
     __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
-    const int tw = blockDim.x, th = blockDim.y;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
-    const int sw = tw + 4, ns = sw * (th + 4), fw = tw + 2, nf = fw * (th + 2);
-    const int nthreads = tw * th, nring = 2 * (tw + th);
-    const unsigned sw_magic = 0xffffffffu / (unsigned)sw + 1u;
-    // Buffer b: altitude at smem + 2*b*ns, thickness after it; then 4 layers of nf outflows.
-    double *s_f = smem + 2 * nbuf * ns;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x, lane = tid % FAST_LANES;
+    // Only whole warps stream strips (lab04_check_tile: a fast block holds at least one);
+    // the threads of a last partial warp only join the box's reduction.
+    const int warps = (int)(blockDim.x * blockDim.y) / FAST_LANES, warp = tid / FAST_LANES;
     const lab04_box region = lab04_fast_region(boxes, step, rows, cols);
     if (tid == 0) {
         s_wet[0] = s_wet[2] = 0x7fffffff;
@@ -319,97 +323,69 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols, 
     __syncthreads();
 
     int wr0 = 0x7fffffff, wr1 = -1, wc0 = 0x7fffffff, wc1 = -1;
-    // Every value in the loop conditions is the same for the whole block: the
-    // __syncthreads() inside are reached by all its threads.
-    const int tiles_x = lab04_box_is_empty(region) ? 0 : (region.c1 - region.c0 + tw) / tw;
-    const int tiles_y = lab04_box_is_empty(region) ? 0 : (region.r1 - region.r0 + th) / th;
-    const int ntiles = tiles_x * tiles_y;
-    const int sp = (ty + 2) * sw + tx + 2, fk = (ty + 1) * fw + tx + 1; // this thread's cell
-    // Tile t's first cell is (region.r0 + (t / tiles_x) * th, region.c0 + (t % tiles_x) * tw);
-    // a last partial tile runs past the region, into cells whose update is exact as well (or
-    // out of the interior: skipped).
-    if (nbuf == 2 && (int)blockIdx.x < ntiles)
-        stage_tile(region.r0 + (blockIdx.x / tiles_x) * th, region.c0 + (blockIdx.x % tiles_x) * tw,
-                   rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
-    int b = 0;
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const int i0 = region.r0 + (t / tiles_x) * th, j0 = region.c0 + (t % tiles_x) * tw;
-        // Every thread is past the last tile's second barrier: nobody reads the buffer that
-        // is written now any more.
-        if (nbuf == 1) {
-            stage_tile(i0, j0, rows, cols, sw, ns, sw_magic, z, h_in, smem, smem + ns);
-            __pipeline_wait_prior(0);
-        } else {
-            const int next = t + gridDim.x;
-            if (next < ntiles)
-                stage_tile(region.r0 + (next / tiles_x) * th, region.c0 + (next % tiles_x) * tw,
-                           rows, cols, sw, ns, sw_magic, z, h_in, smem + 2 * (b ^ 1) * ns,
-                           smem + 2 * (b ^ 1) * ns + ns);
-            else
-                __pipeline_commit(); // an empty group: the wait below counts groups
-            __pipeline_wait_prior(1);
-        }
-        __syncthreads(); // this tile staged; every thread done reading the last tile's s_f
-        const double *s_z = smem + 2 * b * ns, *s_h = s_z + ns;
-
-        // Own cell (i, j); i, j >= 1 since the region is interior.
-        const int i = i0 + ty, j = j0 + tx;
-        const bool interior = i < rows - 1 && j < cols - 1;
-        const double hc = s_h[sp];
-        {
-            double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-            if (interior && !lk_sciddicat_is_still(hc)) {
-                const double zn[5] = {s_z[sp], s_z[sp - sw], s_z[sp - 1], s_z[sp + 1],
-                                      s_z[sp + sw]};
-                const double hn[5] = {hc, s_h[sp - sw], s_h[sp - 1], s_h[sp + 1], s_h[sp + sw]};
-                cell_flows_fast(zn, hn, f);
-            }
-            for (int q = 0; q < LK_SCIDDICAT_NFLOWS; q++) // read back after the barrier:
-                s_f[q * nf + fk] = f[q];                  // registers are scarce meanwhile
-        }
-        // The ring: North row, South row, West column, East column (corners send nothing
-        // into the tile). Ring cell q keeps its outflow towards the tile only.
-        for (int q = tid; q < nring; q += nthreads) {
-            int r, c, dir;
-            if (q < tw) {
-                r = -1, c = q, dir = 3;
-            } else if (q < 2 * tw) {
-                r = th, c = q - tw, dir = 0;
-            } else if (q < 2 * tw + th) {
-                r = q - 2 * tw, c = -1, dir = 2;
-            } else {
-                r = q - 2 * tw - th, c = tw, dir = 1;
-            }
-            const int gi = i0 + r, gj = j0 + c, rp = (r + 2) * sw + c + 2;
-            double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-            if (gi >= 1 && gj >= 1 && gi < rows - 1 && gj < cols - 1 &&
-                !lk_sciddicat_is_still(s_h[rp])) {
-                const double zn[5] = {s_z[rp], s_z[rp - sw], s_z[rp - 1], s_z[rp + 1], s_z[rp + sw]};
-                const double hn[5] = {s_h[rp], s_h[rp - sw], s_h[rp - 1], s_h[rp + 1], s_h[rp + sw]};
-                cell_flows_fast(zn, hn, f);
-            }
-            // (a select, not f[dir]: a dynamic index would put f in local memory)
-            const double into_tile = dir == 0 ? f[0] : dir == 1 ? f[1] : dir == 2 ? f[2] : f[3];
-            s_f[dir * nf + (r + 1) * fw + c + 1] = into_tile;
-        }
-        __syncthreads(); // (also: every thread is done reading this tile's s_z and s_h)
-
-        if (interior) {
-            const double out[4] = {s_f[fk], s_f[nf + fk], s_f[2 * nf + fk], s_f[3 * nf + fk]};
-            const double in[4] = {s_f[3 * nf + fk - fw], s_f[2 * nf + fk - 1], s_f[nf + fk + 1],
-                                  s_f[fk + fw]};
-            const double h = lab04_cell_width(hc, in, out);
-            h_out[lk_sciddicat_at(i, j, cols)] = h;
-            if (!lk_sciddicat_is_still(h)) {
-                wr0 = min(wr0, i);
-                wr1 = max(wr1, i);
-                wc0 = min(wc0, j);
-                wc1 = max(wc1, j);
+    if (warp < warps && !lab04_box_is_empty(region)) {
+        const int strips = (region.c1 - region.c0 + FAST_STRIP) / FAST_STRIP;
+        const int seg = segment_rows(region, strips, (int)gridDim.x * warps);
+        const int items = strips * ((region.r1 - region.r0 + seg) / seg);
+        for (int item = blockIdx.x * warps + warp; item < items; item += gridDim.x * warps) {
+            const int strip = item % strips;
+            const int first = region.r0 + (item / strips) * seg;
+            const int last = min(first + seg - 1, region.r1);
+            const int j = region.c0 - 2 + strip * FAST_STRIP + lane;
+            const bool column_in_grid = j >= 0 && j < cols;
+            const bool computes = lane >= 1 && lane <= FAST_LANES - 2 && j >= 1 && j <= cols - 2;
+            const bool writes = lane >= 2 && lane <= FAST_LANES - 3 && j <= region.c1;
+            // Rows first-2 .. last+2 are read, the outflows of rows first-1 .. last+1
+            // computed, rows first .. last written (row r - 1 in the iteration of row r).
+            long long at = (long long)(first - 2) * cols + j;
+            double zn, hn, zc, hc, zs, hs;
+            load_cell(first - 2, column_in_grid, rows, at, z, h_in, &zn, &hn);
+            load_cell(first - 1, column_in_grid, rows, at + cols, z, h_in, &zc, &hc);
+            load_cell(first, column_in_grid, rows, at + 2 * cols, z, h_in, &zs, &hs);
+            at += 3 * (long long)cols; // row first + 1, loaded one iteration ahead
+            double v_north = zn + hn, v_here = zc + hc;
+            double h_above = 0.0, out_above[4] = {0.0, 0.0, 0.0, 0.0}, in_w_above = 0.0,
+                   in_e_above = 0.0, south_into_above = 0.0;
+            for (int r = first - 1; r <= last + 1; r++, at += cols) {
+                double z_next = 0.0, h_next = 0.0;
+                if (r + 2 <= last + 2)
+                    load_cell(r + 2, column_in_grid, rows, at, z, h_in, &z_next, &h_next);
+                const double v_south = zs + hs;
+                const double v_west = __shfl_up_sync(FAST_FULL_MASK, v_here, 1);
+                const double v_east = __shfl_down_sync(FAST_FULL_MASK, v_here, 1);
+                double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
+                if (computes && r >= 1 && r <= rows - 2 && !lk_sciddicat_is_still(hc)) {
+                    const double v[4] = {v_north, v_west, v_east, v_south};
+                    cell_flows_fast(zc, hc, v, f);
+                }
+                // What the West neighbour sends East, what the East neighbour sends West.
+                const double in_w = __shfl_up_sync(FAST_FULL_MASK, f[2], 1);
+                const double in_e = __shfl_down_sync(FAST_FULL_MASK, f[1], 1);
+                if (r > first && writes) { // row r - 1
+                    const double in[4] = {south_into_above, in_w_above, in_e_above, f[0]};
+                    const double h = lab04_cell_width(h_above, in, out_above);
+                    h_out[at - 3 * (long long)cols] = h;
+                    if (!lk_sciddicat_is_still(h)) {
+                        wr0 = min(wr0, r - 1);
+                        wr1 = max(wr1, r - 1);
+                        wc0 = min(wc0, j);
+                        wc1 = max(wc1, j);
+                    }
+                }
+                south_into_above = out_above[3];
+                for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+                    out_above[k] = f[k];
+                h_above = hc;
+                in_w_above = in_w;
+                in_e_above = in_e;
+                v_north = v_here;
+                v_here = v_south;
+                zc = zs;
+                hc = hs;
+                zs = z_next;
+                hs = h_next;
             }
         }
-        // No barrier here: the next tile's staging writes only s_z and s_h, and its outflows
-        // reach s_f after its first barrier, once every thread has read this one's.
-        b ^= nbuf - 1;
     }
 
     if (wr1 >= 0) {
@@ -428,17 +404,16 @@ __global__ void __launch_bounds__(1024) step_fast(int step, int rows, int cols, 
     }
 }
 
+// The instance for a block of `threads`.
+static const void *fast_kernel(int threads)
+{
+    return threads <= 256   ? (const void *)step_fast<256, 3>
+           : threads <= 512 ? (const void *)step_fast<512, 1>
+                            : (const void *)step_fast<1024, 1>;
+}
+
 // ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
 // disagree.
-
-// The fast kernel double-buffers its staged tile while both buffers and the outflows fit in
-// 48 KiB (every tile up to 64x8 or 32x16; no opt-in needed, several blocks per SM).
-static int fast_buffers(int tile_x, int tile_y)
-{
-    const size_t staged = 2 * (size_t)(tile_x + 4) * (tile_y + 4);
-    const size_t flows = LK_SCIDDICAT_NFLOWS * (size_t)(tile_x + 2) * (tile_y + 2);
-    return (2 * staged + flows) * sizeof(double) <= 48 * 1024 ? 2 : 1;
-}
 
 static int launch_shape(lab04_variant variant, lab04_process process, int tile_x, int tile_y,
                         lab04_kernel_info *out, lk_error *err)
@@ -460,10 +435,7 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
                                    (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
                                     LK_SCIDDICAT_NFLOWS * ring) * d};
     else if (variant == LAB04_FAST && process == LAB04_STEP)
-        *out = (lab04_kernel_info){(const void *)step_fast, tile_x, tile_y,
-                                   (2 * (size_t)fast_buffers(tile_x, tile_y) * (tile_x + 4) *
-                                        (tile_y + 4) +
-                                    LK_SCIDDICAT_NFLOWS * ring) * d};
+        *out = (lab04_kernel_info){fast_kernel(tile_x * tile_y), tile_x, tile_y, 0};
     else
         return lk_fail(err, "kernels.cu: the %s variant has no kernel for process %d",
                        lab04_variant_name(variant), (int)process);
@@ -534,31 +506,30 @@ extern "C" int lab04_fused_step(int tile_x, int tile_y, int rows, int cols, cons
     return 0;
 }
 
-// As many blocks as the GPU runs at once (no more than the interior has tiles): the step's
-// kernel finds its region on the device and spreads the region's tiles over them.
-static int resident_blocks(const lab04_kernel_info *k, int rows, int cols, int tile_x,
-                           int tile_y, int *blocks, lk_error *err)
+// As many blocks as the GPU runs at once (no more than the whole interior has strips and
+// 64-row segments for their warps): the step's kernel finds its region on the device and
+// spreads the region's items over them.
+static int resident_blocks(const lab04_kernel_info *k, int rows, int cols, int *blocks,
+                           lk_error *err)
 {
     static int cached_device = -1, cached_threads, cached_sms, cached_per_sm;
-    static size_t cached_shared;
     int device;
     LK_CUDA_TRY(err, cudaGetDevice(&device));
     const int threads = k->block_x * k->block_y;
-    if (device != cached_device || threads != cached_threads ||
-        k->dynamic_shared_bytes != cached_shared) {
+    if (device != cached_device || threads != cached_threads) {
         int sms, per_sm;
         LK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        LK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &per_sm, step_fast, threads, k->dynamic_shared_bytes));
+        LK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->kernel,
+                                                                       threads, 0));
         cached_device = device;
         cached_threads = threads;
-        cached_shared = k->dynamic_shared_bytes;
         cached_sms = sms;
         cached_per_sm = per_sm > 0 ? per_sm : 1; // 0: the launch fails and says why
     }
-    const long tiles = (long)((cols - 2 + tile_x - 1) / tile_x) * ((rows - 2 + tile_y - 1) / tile_y);
+    const long items = (long)((cols - 2 + FAST_STRIP - 1) / FAST_STRIP) * ((rows - 2 + 63) / 64);
+    const long warps = threads / FAST_LANES, needed = (items + warps - 1) / warps;
     const long most = (long)cached_sms * cached_per_sm;
-    *blocks = (int)(tiles < most ? tiles : most);
+    *blocks = (int)(needed < most ? needed : most);
     return 0;
 }
 
@@ -570,12 +541,19 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
     int blocks = 0;
     if (rows < 3 || cols < 3)
         return 0;
+    if (tile_x * tile_y < FAST_LANES)
+        return lk_fail(err, "kernels.cu: the fast variant's block %dx%d holds no whole warp "
+                            "(%d threads)", tile_x, tile_y, FAST_LANES);
     if (launch_shape(LAB04_FAST, LAB04_STEP, tile_x, tile_y, &k, err) != 0 ||
-        allow_shared(&k, err) != 0 ||
-        resident_blocks(&k, rows, cols, tile_x, tile_y, &blocks, err) != 0)
+        resident_blocks(&k, rows, cols, &blocks, err) != 0)
         return -1;
-    step_fast<<<blocks, dim3(k.block_x, k.block_y), k.dynamic_shared_bytes>>>(
-        step, rows, cols, fast_buffers(tile_x, tile_y), d_z, d_h_in, d_h_out, d_boxes);
+    const dim3 block(k.block_x, k.block_y);
+    if (k.kernel == (const void *)step_fast<256, 3>)
+        step_fast<256, 3><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    else if (k.kernel == (const void *)step_fast<512, 1>)
+        step_fast<512, 1><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    else
+        step_fast<1024, 1><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     LK_LAUNCH_TRY(err);
     return 0;
 }

@@ -389,6 +389,13 @@ static const int lab04_once_sizes[][2] = {{97, 131}, {3, 67}, {67, 3}, {4, 4}, {
 static const int lab04_once_tiles[][2] = {{32, 8}, {16, 16}, {7, 5}, {1, 1}, {13, 3}, {3, 13}};
 #define LAB04_NTILES ((int)(sizeof lab04_once_tiles / sizeof lab04_once_tiles[0]))
 
+/* Whether a tile of the lists above applies to a variant: a fast block holds at least one
+   whole warp (lab04_check_tile). */
+static inline int lab04_tile_applies(lab04_variant v, int tx, int ty)
+{
+    return v != LAB04_FAST || tx * ty >= LAB04_FAST_MIN_THREADS;
+}
+
 /* The largest square tile of a variant: its block has (at most) 1024 threads. */
 static inline int lab04_max_square_tile(lab04_variant v)
 {
