@@ -156,7 +156,9 @@ typedef enum lab04_fast_role {
  * waits for it), grows the LAB04_WET_NEXT box and empties the LAB04_TO_CLEAR one.
  *
  * @param step    the step's number: it picks the boxes (lab04_fast_slot)
- * @param tile_x, tile_y  tile size in interior cells (the block is the tile)
+ * @param tile_x, tile_y  the block is tile_x x tile_y threads, at least one whole warp
+ *                 (lab04_check_tile refuses fewer than 32); how the kernel maps them to cells
+ *                 is yours (the solution streams strips of 32 columns, a warp each)
  * @param rows, cols  grid size (>= 3 each)
  * @param d_z      altitude, rows*cols
  * @param d_h_in   thickness before the step, rows*cols (read only)
