@@ -1,8 +1,9 @@
 // Lab 04 solution: SciddicaT with shared-memory tiles, with and without halo cells, a fused
 // one-kernel step, and the fused step restricted to the cells near the debris (fast). The
 // arithmetic is the shared per-cell code (lab04_cell_flows, lab04_cell_width), or for the
-// fused steps cell_flows_fast, the same operations in the same order with a cheaper division,
-// so every variant equals the serial reference bit for bit.
+// fused steps cell_flows_fast (the same roundings in the same order, a cheaper division) and,
+// in fast, lab04_cell_width's sum split over two rows' iterations; so every variant equals the
+// serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
@@ -169,44 +170,53 @@ LK_HD static inline double divide_by_count_upto4(double s, double count)
     return divide_by(s, count, r);
 }
 
+// A kept term's weight as the high word of a double (0x3ff00000 is 1.0, 0 is 0.0): one integer
+// select per term and round keeps it, and its shift by 29 is 1 or 0 for the count.
+#define WEIGHT_ONE 0x3ff00000u
+
+LK_HD static inline double weight_of(unsigned high_word_of_weight)
+{
+#ifdef __CUDA_ARCH__
+    return __hiloint2double((int)high_word_of_weight, 0);
+#else
+    return high_word_of_weight ? 1.0 : 0.0;
+#endif
+}
+
 // lab04_cell_flows, restructured, from the cell's altitude zc and thickness hc and its
 // neighbours' levels v (z + h of North, West, East, South: the sums the reference forms).
-// k0..k4 say which u[n] are still in the average; a skipped addition equals the reference's
-// (x + -0.0 is x to the bit), so every kept term is added in the reference's order. A round
-// that drops nothing leaves the count unchanged and ends the loop; the first round, where all
-// five are kept, is peeled.
+// The reference adds the terms still in the average, in index order; here every term is added
+// as fma(u, weight, s), weight 1.0 or 0.0. Both give its bits: fma(u, 1, s) rounds u + s once,
+// and fma(u, 0, s) = s + (+-0) = s because u is finite (the loaders bound altitudes and
+// thickness) and s is never -0 (m = hc - p_epsilon is not, and a rounded sum is -0 only when
+// both terms are). A round that drops nothing leaves the count unchanged and ends the loop; the
+// first round, where all five are kept, is peeled.
 LK_HD static inline void cell_flows_fast(double zc, double hc, const double v[4], double f[4])
 {
     const double m = hc - LK_SCIDDICAT_P_EPSILON, u0 = zc + LK_SCIDDICAT_P_EPSILON;
     double average = divide_by(((((m + u0) + v[0]) + v[1]) + v[2]) + v[3], 5.0, 0.2);
-    bool k0 = !(average <= u0), k1 = !(average <= v[0]), k2 = !(average <= v[1]),
-         k3 = !(average <= v[2]), k4 = !(average <= v[3]);
-    int count = (int)k0 + (int)k1 + (int)k2 + (int)k3 + (int)k4;
+    unsigned w0 = average <= u0 ? 0u : WEIGHT_ONE, w1 = average <= v[0] ? 0u : WEIGHT_ONE,
+             w2 = average <= v[1] ? 0u : WEIGHT_ONE, w3 = average <= v[2] ? 0u : WEIGHT_ONE,
+             w4 = average <= v[3] ? 0u : WEIGHT_ONE;
+    int count = (int)((w0 >> 29) + (w1 >> 29) + (w2 >> 29) + (w3 >> 29) + (w4 >> 29));
     for (int before = 5; count != before;) {
         before = count;
-        double s = m;
-        if (k0)
-            s += u0;
-        if (k1)
-            s += v[0];
-        if (k2)
-            s += v[1];
-        if (k3)
-            s += v[2];
-        if (k4)
-            s += v[3];
+        const double s = fma(v[3], weight_of(w4),
+                             fma(v[2], weight_of(w3),
+                                 fma(v[1], weight_of(w2),
+                                     fma(v[0], weight_of(w1), fma(u0, weight_of(w0), m)))));
         average = count != 0 ? divide_by_count_upto4(s, (double)count) : s;
-        k0 = k0 && !(average <= u0);
-        k1 = k1 && !(average <= v[0]);
-        k2 = k2 && !(average <= v[1]);
-        k3 = k3 && !(average <= v[2]);
-        k4 = k4 && !(average <= v[3]);
-        count = (int)k0 + (int)k1 + (int)k2 + (int)k3 + (int)k4;
+        w0 = average <= u0 ? 0u : w0;
+        w1 = average <= v[0] ? 0u : w1;
+        w2 = average <= v[1] ? 0u : w2;
+        w3 = average <= v[2] ? 0u : w3;
+        w4 = average <= v[3] ? 0u : w4;
+        count = (int)((w0 >> 29) + (w1 >> 29) + (w2 >> 29) + (w3 >> 29) + (w4 >> 29));
     }
-    f[0] = k1 ? (average - v[0]) * LK_SCIDDICAT_P_R : 0.0;
-    f[1] = k2 ? (average - v[1]) * LK_SCIDDICAT_P_R : 0.0;
-    f[2] = k3 ? (average - v[2]) * LK_SCIDDICAT_P_R : 0.0;
-    f[3] = k4 ? (average - v[3]) * LK_SCIDDICAT_P_R : 0.0;
+    f[0] = w1 ? (average - v[0]) * LK_SCIDDICAT_P_R : 0.0;
+    f[1] = w2 ? (average - v[1]) * LK_SCIDDICAT_P_R : 0.0;
+    f[2] = w3 ? (average - v[2]) * LK_SCIDDICAT_P_R : 0.0;
+    f[3] = w4 ? (average - v[3]) * LK_SCIDDICAT_P_R : 0.0;
 }
 
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
@@ -344,8 +354,10 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             load_cell(first, column_in_grid, rows, at + 2 * cols, z, h_in, &zs, &hs);
             at += 3 * (long long)cols; // row first + 1, loaded one iteration ahead
             double v_north = zn + hn, v_here = zc + hc;
-            double h_above = 0.0, out_above[4] = {0.0, 0.0, 0.0, 0.0}, in_w_above = 0.0,
-                   in_e_above = 0.0, south_into_above = 0.0;
+            // Row r - 1 waits one iteration for its South neighbour's North outflow: what is
+            // known of its new thickness (lab04_cell_width's sum up to its third term) and its
+            // own South outflow.
+            double partial_above = 0.0, south_out_above = 0.0;
             for (int r = first - 1; r <= last + 1; r++, at += cols) {
                 double z_next = 0.0, h_next = 0.0;
                 if (r + 2 <= last + 2)
@@ -362,8 +374,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 const double in_w = __shfl_up_sync(FAST_FULL_MASK, f[2], 1);
                 const double in_e = __shfl_down_sync(FAST_FULL_MASK, f[1], 1);
                 if (r > first && writes) { // row r - 1
-                    const double in[4] = {south_into_above, in_w_above, in_e_above, f[0]};
-                    const double h = lab04_cell_width(h_above, in, out_above);
+                    const double h = partial_above + (f[0] - south_out_above);
                     h_out[at - 3 * (long long)cols] = h;
                     if (!lk_sciddicat_is_still(h)) {
                         wr0 = min(wr0, r - 1);
@@ -372,12 +383,8 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                         wc1 = max(wc1, j);
                     }
                 }
-                south_into_above = out_above[3];
-                for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-                    out_above[k] = f[k];
-                h_above = hc;
-                in_w_above = in_w;
-                in_e_above = in_e;
+                partial_above = ((hc + (south_out_above - f[0])) + (in_w - f[1])) + (in_e - f[2]);
+                south_out_above = f[3];
                 v_north = v_here;
                 v_here = v_south;
                 zc = zs;
