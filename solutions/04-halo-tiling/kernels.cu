@@ -183,6 +183,19 @@ LK_HD static inline double weight_of(unsigned high_word_of_weight)
 #endif
 }
 
+// The weight of a kept term's outflow, P_R = 0.5, from the term's weight: 0x3fe00000 is the high
+// word of 0.5 (its low word is 0) and lies within WEIGHT_ONE's bits, so one AND selects it.
+static_assert(LK_SCIDDICAT_P_R == 0.5, "flow_weight_of builds P_R from the bits of 0.5");
+
+LK_HD static inline double flow_weight_of(unsigned high_word_of_weight)
+{
+#ifdef __CUDA_ARCH__
+    return __hiloint2double((int)(high_word_of_weight & 0x3fe00000u), 0);
+#else
+    return high_word_of_weight ? LK_SCIDDICAT_P_R : 0.0;
+#endif
+}
+
 // lab04_cell_flows, restructured, from the cell's altitude zc and thickness hc and its
 // neighbours' levels v (z + h of North, West, East, South: the sums the reference forms).
 // The reference adds the terms still in the average, in index order; here every term is added
@@ -213,10 +226,12 @@ LK_HD static inline void cell_flows_fast(double zc, double hc, const double v[4]
         w4 = average <= v[3] ? 0u : w4;
         count = (int)((w0 >> 29) + (w1 >> 29) + (w2 >> 29) + (w3 >> 29) + (w4 >> 29));
     }
-    f[0] = w1 ? (average - v[0]) * LK_SCIDDICAT_P_R : 0.0;
-    f[1] = w2 ? (average - v[1]) * LK_SCIDDICAT_P_R : 0.0;
-    f[2] = w3 ? (average - v[2]) * LK_SCIDDICAT_P_R : 0.0;
-    f[3] = w4 ? (average - v[3]) * LK_SCIDDICAT_P_R : 0.0;
+    // A kept term has average > v, so (average - v) * P_R > 0: fma with weight P_R rounds it
+    // as the product does; a dropped one gives (<= 0) * 0 + 0 = +0, the reference's 0.0.
+    f[0] = fma(average - v[0], flow_weight_of(w1), 0.0);
+    f[1] = fma(average - v[1], flow_weight_of(w2), 0.0);
+    f[2] = fma(average - v[2], flow_weight_of(w3), 0.0);
+    f[3] = fma(average - v[3], flow_weight_of(w4), 0.0);
 }
 
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
@@ -347,22 +362,36 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             const bool writes = lane >= 2 && lane <= FAST_LANES - 3 && j <= region.c1;
             // Rows first-2 .. last+2 are read, the outflows of rows first-1 .. last+1
             // computed, rows first .. last written (row r - 1 in the iteration of row r).
-            long long at = (long long)(first - 2) * cols + j;
-            double zn, hn, zc, hc, zs, hs;
-            load_cell(first - 2, column_in_grid, rows, at, z, h_in, &zn, &hn);
-            load_cell(first - 1, column_in_grid, rows, at + cols, z, h_in, &zc, &hc);
-            load_cell(first, column_in_grid, rows, at + 2 * cols, z, h_in, &zs, &hs);
-            at += 3 * (long long)cols; // row first + 1, loaded one iteration ahead
-            double v_north = zn + hn, v_here = zc + hc;
+            const long long at0 = (long long)(first - 2) * cols + j;
+            double z0, h0, z1, h1, z2, h2;
+            load_cell(first - 2, column_in_grid, rows, at0, z, h_in, &z0, &h0);
+            load_cell(first - 1, column_in_grid, rows, at0 + cols, z, h_in, &z1, &h1);
+            load_cell(first, column_in_grid, rows, at0 + 2 * (long long)cols, z, h_in, &z2, &h2);
+            long long ahead = at0 + 3 * (long long)cols; // row first + 1
+            double v0 = z0 + h0, v1 = z1 + h1, v2 = 0.0;
             // Row r - 1 waits one iteration for its South neighbour's North outflow: what is
             // known of its new thickness (lab04_cell_width's sum up to its third term) and its
             // own South outflow.
             double partial_above = 0.0, south_out_above = 0.0;
-            for (int r = first - 1; r <= last + 1; r++, at += cols) {
-                double z_next = 0.0, h_next = 0.0;
-                if (r + 2 <= last + 2)
-                    load_cell(r + 2, column_in_grid, rows, at, z, h_in, &z_next, &h_next);
-                const double v_south = zs + hs;
+            int first_wet = 0x7fffffff, last_wet = -1;
+            // Row r: its z and h in (zc, hc), the levels of rows r-1 and r in v_north and
+            // v_here; forms row r+1's level v_south from (zs, hs) and loads row r+2 into
+            // (z_next, h_next). Three calls with the slots rotated make one loop turn, so the
+            // rows never move between registers.
+            auto row = [&](int r, double zc, double hc, double v_north, double v_here, double zs,
+                           double hs, double &v_south, double &z_next, double &h_next) {
+                // Row r+2's loads must issue after row r+1's level is formed: the loads in
+                // flight share one scoreboard, and a use placed after the next loads waits for
+                // those too (measured: a fifth of the wet step). Their predicate reads the
+                // level, which orders them; it always holds, the loaders keep levels finite.
+                v_south = zs + hs;
+                if (column_in_grid && r <= last && r + 2 < rows && v_south == v_south) {
+                    z_next = z[ahead];
+                    h_next = h_in[ahead];
+                } else {
+                    z_next = 0.0;
+                    h_next = 0.0;
+                }
                 const double v_west = __shfl_up_sync(FAST_FULL_MASK, v_here, 1);
                 const double v_east = __shfl_down_sync(FAST_FULL_MASK, v_here, 1);
                 double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
@@ -375,22 +404,33 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 const double in_e = __shfl_down_sync(FAST_FULL_MASK, f[1], 1);
                 if (r > first && writes) { // row r - 1
                     const double h = partial_above + (f[0] - south_out_above);
-                    h_out[at - 3 * (long long)cols] = h;
+                    h_out[ahead - 3 * (long long)cols] = h;
                     if (!lk_sciddicat_is_still(h)) {
-                        wr0 = min(wr0, r - 1);
-                        wr1 = max(wr1, r - 1);
-                        wc0 = min(wc0, j);
-                        wc1 = max(wc1, j);
+                        first_wet = min(first_wet, r - 1);
+                        last_wet = r - 1;
                     }
                 }
+                ahead += cols;
                 partial_above = ((hc + (south_out_above - f[0])) + (in_w - f[1])) + (in_e - f[2]);
                 south_out_above = f[3];
-                v_north = v_here;
-                v_here = v_south;
-                zc = zs;
-                hc = hs;
-                zs = z_next;
-                hs = h_next;
+            };
+            // Slots: (z1, h1, v1) row r, (z2, h2, v2) row r+1, (z0, h0, v0) row r+2 / r-1.
+            for (int r = first - 1;; r += 3) {
+                row(r, z1, h1, v0, v1, z2, h2, v2, z0, h0);
+                if (r + 1 > last + 1)
+                    break;
+                row(r + 1, z2, h2, v1, v2, z0, h0, v0, z1, h1);
+                if (r + 2 > last + 1)
+                    break;
+                row(r + 2, z0, h0, v2, v0, z1, h1, v1, z2, h2);
+                if (r + 3 > last + 1)
+                    break;
+            }
+            if (last_wet >= 0) {
+                wr0 = min(wr0, first_wet);
+                wr1 = max(wr1, last_wet);
+                wc0 = min(wc0, j);
+                wc1 = max(wc1, j);
             }
         }
     }
