@@ -8,9 +8,6 @@
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
 
-#include <string.h>
-
-
 #include "lab.h"
 #include "labkit/cuda_check.h"
 
@@ -130,15 +127,9 @@ __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
 // the fused steps spend most of their time in the elimination loop, not in memory traffic.
 
 // High 32 bits of a double (sign, exponent, top of the significand).
-LK_HD static inline unsigned high_word(double x)
+__device__ static inline unsigned high_word(double x)
 {
-#ifdef __CUDA_ARCH__
     return (unsigned)__double2hiint(x);
-#else
-    unsigned long long b;
-    memcpy(&b, &x, sizeof b);
-    return (unsigned)(b >> 32);
-#endif
 }
 
 // s / d for d in 1..5 and r = RN(1/d): the correctly rounded quotient of the `/` operator,
@@ -146,7 +137,7 @@ LK_HD static inline unsigned high_word(double x)
 // (one FMA), and q + rem * r rounds to RN(s/d) (Markstein's theorem). That holds while nothing
 // underflows or overflows: |s| in [2^-960, 2^960), else the real division runs. For d = 1, 2, 4
 // the product is already exact and the remainder 0.
-LK_HD static inline double divide_by(double s, double d, double r)
+__device__ static inline double divide_by(double s, double d, double r)
 {
     const unsigned biased_exponent_bits = high_word(s) & 0x7ff00000u;
     if (biased_exponent_bits - (63u << 20) >= ((1983u - 63u) << 20))
@@ -158,15 +149,11 @@ LK_HD static inline double divide_by(double s, double d, double r)
 // s / count for count = 1.0 .. 4.0 (the rounds after the first, which divides by 5), with
 // r = RN(1/count) from the bits of count: 1, 1/2 and 1/4 are powers of two (the high word's
 // exponent mirrored), 1/3 is 0x3fd5555555555555.
-LK_HD static inline double divide_by_count_upto4(double s, double count)
+__device__ static inline double divide_by_count_upto4(double s, double count)
 {
     const unsigned count_high = high_word(count);
-#ifdef __CUDA_ARCH__
     const double r = count_high == 0x40080000u ? __hiloint2double(0x3fd55555, 0x55555555)
                                                : __hiloint2double(0x7fe00000 - (int)count_high, 0);
-#else
-    const double r = count_high == 0x40080000u ? 1.0 / 3.0 : 1.0 / count;
-#endif
     return divide_by(s, count, r);
 }
 
@@ -174,26 +161,28 @@ LK_HD static inline double divide_by_count_upto4(double s, double count)
 // select per term and round keeps it, and its shift by 29 is 1 or 0 for the count.
 #define WEIGHT_ONE 0x3ff00000u
 
-LK_HD static inline double weight_of(unsigned high_word_of_weight)
+__device__ static inline double weight_of(unsigned high_word_of_weight)
 {
-#ifdef __CUDA_ARCH__
     return __hiloint2double((int)high_word_of_weight, 0);
-#else
-    return high_word_of_weight ? 1.0 : 0.0;
-#endif
+}
+
+// The thresholds of the fused steps as constant-bank operands: a double literal costs two
+// uniform moves before each instruction that uses it, and the elimination rounds use several.
+__constant__ double fast_epsilon = LK_SCIDDICAT_P_EPSILON;
+__constant__ double fast_still_limit = 0.5 * LK_SCIDDICAT_P_EPSILON; // lk_sciddicat_is_still's
+
+__device__ static inline bool fast_is_still(double h)
+{
+    return h <= fast_still_limit;
 }
 
 // The weight of a kept term's outflow, P_R = 0.5, from the term's weight: 0x3fe00000 is the high
 // word of 0.5 (its low word is 0) and lies within WEIGHT_ONE's bits, so one AND selects it.
 static_assert(LK_SCIDDICAT_P_R == 0.5, "flow_weight_of builds P_R from the bits of 0.5");
 
-LK_HD static inline double flow_weight_of(unsigned high_word_of_weight)
+__device__ static inline double flow_weight_of(unsigned high_word_of_weight)
 {
-#ifdef __CUDA_ARCH__
     return __hiloint2double((int)(high_word_of_weight & 0x3fe00000u), 0);
-#else
-    return high_word_of_weight ? LK_SCIDDICAT_P_R : 0.0;
-#endif
 }
 
 // lab04_cell_flows, restructured, from the cell's altitude zc and thickness hc and its
@@ -204,9 +193,9 @@ LK_HD static inline double flow_weight_of(unsigned high_word_of_weight)
 // thickness) and s is never -0 (m = hc - p_epsilon is not, and a rounded sum is -0 only when
 // both terms are). A round that drops nothing leaves the count unchanged and ends the loop; the
 // first round, where all five are kept, is peeled.
-LK_HD static inline void cell_flows_fast(double zc, double hc, const double v[4], double f[4])
+__device__ static inline void cell_flows_fast(double zc, double hc, const double v[4], double f[4])
 {
-    const double m = hc - LK_SCIDDICAT_P_EPSILON, u0 = zc + LK_SCIDDICAT_P_EPSILON;
+    const double m = hc - fast_epsilon, u0 = zc + fast_epsilon;
     double average = divide_by(((((m + u0) + v[0]) + v[1]) + v[2]) + v[3], 5.0, 0.2);
     unsigned w0 = average <= u0 ? 0u : WEIGHT_ONE, w1 = average <= v[0] ? 0u : WEIGHT_ONE,
              w2 = average <= v[1] ? 0u : WEIGHT_ONE, w3 = average <= v[2] ? 0u : WEIGHT_ONE,
@@ -266,7 +255,7 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     const bool corner = (lx == 0 || lx == bw - 1) && (ly == 0 || ly == bh - 1);
     double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
     if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1 &&
-        !lk_sciddicat_is_still(s_h[sp])) {
+        !fast_is_still(s_h[sp])) {
         const double v[4] = {s_z[sp - pw] + s_h[sp - pw], s_z[sp - 1] + s_h[sp - 1],
                              s_z[sp + 1] + s_h[sp + 1], s_z[sp + pw] + s_h[sp + pw]};
         cell_flows_fast(s_z[sp], s_h[sp], v, f);
@@ -395,7 +384,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 const double v_west = __shfl_up_sync(FAST_FULL_MASK, v_here, 1);
                 const double v_east = __shfl_down_sync(FAST_FULL_MASK, v_here, 1);
                 double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-                if (computes && r >= 1 && r <= rows - 2 && !lk_sciddicat_is_still(hc)) {
+                if (computes && r >= 1 && r <= rows - 2 && !fast_is_still(hc)) {
                     const double v[4] = {v_north, v_west, v_east, v_south};
                     cell_flows_fast(zc, hc, v, f);
                 }
@@ -405,7 +394,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 if (r > first && writes) { // row r - 1
                     const double h = partial_above + (f[0] - south_out_above);
                     h_out[ahead - 3 * (long long)cols] = h;
-                    if (!lk_sciddicat_is_still(h)) {
+                    if (!fast_is_still(h)) {
                         first_wet = min(first_wet, r - 1);
                         last_wet = r - 1;
                     }
