@@ -2,8 +2,8 @@
 // one-kernel step, and the fused step restricted to the cells near the debris (fast). The
 // arithmetic is the shared per-cell code (lab04_cell_flows, lab04_cell_width), or for the
 // fused steps cell_flows_fast (the same roundings in the same order, a cheaper division) and,
-// in fast, its first three rounds unrolled and lab04_cell_width's sum split over two rows'
-// iterations; so every variant equals the serial reference bit for bit.
+// in fast, its first three rounds unrolled for two cells at once and lab04_cell_width's sum
+// split over two rows' iterations; so every variant equals the serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
@@ -225,8 +225,9 @@ __device__ static inline void cell_flows_fast(double zc, double hc, const double
 
 // The first three rounds of the elimination without its loop: on the wet grid all but 0.2 % of
 // the cells settle within three (the third dropping nothing), and as straight-line code the
-// rounds schedule as one block. Once the kept set settles, a further round repeats the same
-// sum and quotient, so a cell that settles earlier gets the same bits.
+// rounds of two cells interleave. Once the kept set settles, a further round repeats the same
+// sum and quotient, so a cell that settles earlier gets the same bits. The sums are
+// cell_flows_fast's: every term added as fma(u, weight, s).
 
 // A round's divisor (the count of kept terms) and its rounded reciprocal, for count 0..5; count
 // 0 divides by 1, which returns the sum m, as the reference does.
@@ -243,57 +244,103 @@ __device__ static inline void stage_divisors(double2 *s_divisors, int thread)
         s_divisors[thread] = fast_divisors[thread];
 }
 
-// One round: the sum of m and the kept terms in index order, as the reference adds them; its
-// quotient by their count, with divide_by's steps (in_range clears when the sum is outside
-// their range); the terms the new average drops. Returns the count.
-__device__ static inline int elimination_round(double m, const double u[5], bool kept[5],
-                                               const double2 *divisors, double &average,
-                                               bool &in_range)
+// One round for N cells, their operations interleaved so that the cells' chains of dependent
+// additions overlap: the sum of m and the kept terms in index order; its quotient by their
+// count, with divide_by's steps (in_range clears when the sum is outside their range); the
+// terms the new average drops. Weights in kept (WEIGHT_ONE or 0) rather than flags: N cells'
+// five flags do not fit the predicate registers, and spilled flags serialise the cells.
+template <int N>
+__device__ static inline void elimination_round(const double m[N], const double u[N][5],
+                                                unsigned kept[N][5], const double2 *divisors,
+                                                double average[N], bool in_range[N],
+                                                int count[N])
 {
-    double s = m;
-    int count = 0;
+    double s[N];
+#pragma unroll
+    for (int c = 0; c < N; c++) {
+        s[c] = m[c];
+        count[c] = 0;
+    }
 #pragma unroll
     for (int n = 0; n < 5; n++)
-        if (kept[n]) {
-            s = s + u[n];
-            count++;
+#pragma unroll
+        for (int c = 0; c < N; c++) {
+            s[c] = fma(u[c][n], weight_of(kept[c][n]), s[c]);
+            count[c] += kept[c][n] >> 29;
         }
-    in_range = in_range && fabs(s) >= fast_markstein_min;
-    const double2 divisor = divisors[count]; // (count, RN(1 / count))
-    const double q = s * divisor.y;
-    average = fma(fma(-q, divisor.x, s), divisor.y, q);
+#pragma unroll
+    for (int c = 0; c < N; c++) {
+        in_range[c] = in_range[c] && fabs(s[c]) >= fast_markstein_min;
+        const double2 divisor = divisors[count[c]]; // (count, RN(1 / count))
+        const double q = s[c] * divisor.y;
+        average[c] = fma(fma(-q, divisor.x, s[c]), divisor.y, q);
+    }
 #pragma unroll
     for (int n = 0; n < 5; n++)
-        kept[n] = kept[n] && !(average <= u[n]);
-    return count;
+#pragma unroll
+        for (int c = 0; c < N; c++)
+            kept[c][n] = average[c] <= u[c][n] ? 0u : kept[c][n];
 }
 
-// cell_flows_fast's outflows when three rounds settle the cell and every sum is in range;
-// otherwise returns false, f unset, and the caller runs cell_flows_fast. The first round keeps
-// all five terms: the plain sum over 5. (|sums| stay below 2^960: the loaders bound levels.)
-__device__ static inline bool cell_flows_three_rounds(double zc, double hc, const double v[4],
-                                                      double f[4], const double2 *divisors)
+// cell_flows_fast's outflows of N cells, for each cell that moves (the others get zeros): the
+// cells that three rounds settle with every sum in range. Returns a bit per cell that did not
+// settle, f unset, for the caller's cell_flows_fast. The first round keeps all five terms: the
+// plain sum over 5. (|sums| stay below 2^960: the loaders bound levels.)
+template <int N>
+__device__ static inline unsigned cells_flows_three_rounds(const double zc[N], const double hc[N],
+                                                           const double v[N][4],
+                                                           const bool moves[N], double f[N][4],
+                                                           const double2 *divisors)
 {
-    const double m = hc - fast_epsilon;
-    const double u[5] = {zc + fast_epsilon, v[0], v[1], v[2], v[3]};
-    const double s = ((((m + u[0]) + u[1]) + u[2]) + u[3]) + u[4];
-    bool in_range = fabs(s) >= fast_markstein_min;
-    const double q = s * fast_fifth;
-    double average = fma(fma(-q, fast_five, s), fast_fifth, q);
-    bool kept[5];
+    double m[N], u[N][5], average[N];
+    bool in_range[N];
+    unsigned kept[N][5];
+    int count[N];
+#pragma unroll
+    for (int c = 0; c < N; c++) {
+        m[c] = hc[c] - fast_epsilon;
+        u[c][0] = zc[c] + fast_epsilon;
+#pragma unroll
+        for (int n = 0; n < 4; n++)
+            u[c][n + 1] = v[c][n];
+    }
+    double s[N];
+#pragma unroll
+    for (int c = 0; c < N; c++)
+        s[c] = m[c] + u[c][0];
+#pragma unroll
+    for (int n = 1; n < 5; n++)
+#pragma unroll
+        for (int c = 0; c < N; c++)
+            s[c] = s[c] + u[c][n];
+#pragma unroll
+    for (int c = 0; c < N; c++) {
+        in_range[c] = fabs(s[c]) >= fast_markstein_min;
+        const double q = s[c] * fast_fifth;
+        average[c] = fma(fma(-q, fast_five, s[c]), fast_fifth, q);
+    }
 #pragma unroll
     for (int n = 0; n < 5; n++)
-        kept[n] = !(average <= u[n]);
-    elimination_round(m, u, kept, divisors, average, in_range);
-    const int count = elimination_round(m, u, kept, divisors, average, in_range);
-    int still_kept = 0;
 #pragma unroll
-    for (int n = 0; n < 5; n++)
-        still_kept += kept[n];
+        for (int c = 0; c < N; c++)
+            kept[c][n] = average[c] <= u[c][n] ? 0u : WEIGHT_ONE;
+    elimination_round<N>(m, u, kept, divisors, average, in_range, count);
+    elimination_round<N>(m, u, kept, divisors, average, in_range, count);
+    unsigned unsettled = 0;
 #pragma unroll
-    for (int k = 0; k < 4; k++)
-        f[k] = kept[k + 1] ? (average - u[k + 1]) * LK_SCIDDICAT_P_R : 0.0;
-    return in_range && still_kept == count;
+    for (int c = 0; c < N; c++) {
+        int still_kept = 0;
+#pragma unroll
+        for (int n = 0; n < 5; n++)
+            still_kept += kept[c][n] >> 29;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            f[c][k] = fma(average[c] - u[c][k + 1],
+                          flow_weight_of(moves[c] ? kept[c][k + 1] : 0u), 0.0);
+        if (moves[c] && !(in_range[c] && still_kept == count[c]))
+            unsettled |= 1u << c;
+    }
+    return unsettled;
 }
 
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
@@ -352,42 +399,55 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 //
 // On a wet grid the step is bound by the outflow arithmetic, so the kernel spends almost no
 // instruction on anything else: each warp streams a strip of columns down the region, one
-// row per iteration, with every value in registers. Lane l holds column j0 - 2 + l; the
-// neighbours' levels and outflows cross between lanes by shuffles, the rows above and below
-// stay in registers from the iterations before. The 32 lanes compute the outflows of 30
-// columns and write 28: the two columns on each side are the strip's halo, as the row above
-// and the row below a segment are. Nothing is staged, so there is no barrier in the loop.
+// row per iteration, with every value in registers. Lane l holds the pair of columns
+// j0 - 2 + 2l and the next one, whose rounds interleave; the neighbours' levels and outflows
+// cross between lanes by shuffles, the rows above and below stay in registers from the
+// iterations before. The 64 columns compute the outflows of 62 and write 60: the two columns
+// on each side are the strip's halo, as the row above and the row below a segment are.
+// Nothing is staged, so there is no barrier in the loop.
 //
 // The host never learns the region: a fixed grid of persistent warps reads it from the boxes
 // and takes its (strip, segment) items in turn.
 
 #define FAST_LANES 32
-#define FAST_STRIP (FAST_LANES - 4) // columns a warp writes
+#define FAST_STRIP (2 * FAST_LANES - 4) // columns a warp writes
 #define FAST_FULL_MASK 0xffffffffu
 
-// Rows of a segment: up to 64, fewer when the region is small, so that every warp of the
-// grid still gets work (each segment costs two rows of halo at its ends).
+// Rows of a segment: the region's rows cut so that no warp of the grid takes more items than
+// the others (a warp with one more item than the rest adds a whole item to the step), each of
+// at most 64 rows where the region is large, and at least 8 (a segment costs two rows of halo).
 __device__ static inline int segment_rows(lab04_box region, int strips, int warps)
 {
-    const long work = (long)(region.r1 - region.r0 + 1) * strips;
-    const long rows = (work + 2L * warps - 1) / (2L * warps);
-    return rows < 8 ? 8 : rows > 64 ? 64 : (int)rows;
+    const long region_rows = region.r1 - region.r0 + 1, work = region_rows * strips;
+    const long per_warp = (work + 64L * warps - 1) / (64L * warps);
+    const long segments = max(1L, per_warp * warps / strips); // per strip
+    const long rows = (region_rows + segments - 1) / segments;
+    return rows < 8 ? 8 : (int)rows;
 }
 
-// Altitude and thickness of cell (i, j) when it is in the grid, else 0 (never used).
-__device__ static inline void load_cell(int i, bool column_in_grid, int rows, long long at,
-                                        const double *__restrict__ z,
-                                        const double *__restrict__ h, double *zv, double *hv)
+// A lane's two columns (a, then b) in one row: altitude and thickness, and their levels.
+struct cell_pair {
+    double za, ha, zb, hb;
+};
+struct level_pair {
+    double a, b;
+};
+
+// Row i of the pair at `at` (column a; b follows), 0 outside the grid (never used).
+__device__ static inline void load_pair(int i, bool a_in_grid, bool b_in_grid, int rows,
+                                        long long at, const double *__restrict__ z,
+                                        const double *__restrict__ h, cell_pair &c)
 {
-    const bool inside = column_in_grid && i >= 0 && i < rows;
-    *zv = inside ? z[at] : 0.0;
-    *hv = inside ? h[at] : 0.0;
+    const bool row_in_grid = i >= 0 && i < rows;
+    c.za = row_in_grid && a_in_grid ? z[at] : 0.0;
+    c.ha = row_in_grid && a_in_grid ? h[at] : 0.0;
+    c.zb = row_in_grid && b_in_grid ? z[at + 1] : 0.0;
+    c.hb = row_in_grid && b_in_grid ? h[at + 1] : 0.0;
 }
 
-// MAX_THREADS, MIN_BLOCKS: the block's size bound and the blocks an SM must hold. Each round
-// of the elimination is a chain of dependent double-precision operations, so resident warps
-// matter: 256-thread blocks are held to 80 registers, three per SM (24 warps: measured 1.2x
-// faster on the wet grid than 16 warps of 85 registers); 512 keep theirs; 1024 spill a little.
+// MAX_THREADS, MIN_BLOCKS: the block's size bound and the blocks an SM must hold. A lane's two
+// cells need about 124 registers: 256- and 512-thread blocks keep them (16 warps per SM, each
+// with two cells' rounds interleaved); 1024-thread blocks, held to 64, spill.
 template <int MAX_THREADS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, int rows, int cols,
                                                          const double *__restrict__ z,
@@ -420,82 +480,110 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             const int strip = item % strips;
             const int first = region.r0 + (item / strips) * seg;
             const int last = min(first + seg - 1, region.r1);
-            const int j = region.c0 - 2 + strip * FAST_STRIP + lane;
-            const bool column_in_grid = j >= 0 && j < cols;
-            const bool computes = lane >= 1 && lane <= FAST_LANES - 2 && j >= 1 && j <= cols - 2;
-            const bool writes = lane >= 2 && lane <= FAST_LANES - 3 && j <= region.c1;
+            const int ja = region.c0 - 2 + strip * FAST_STRIP + 2 * lane, jb = ja + 1;
+            const bool a_in_grid = ja >= 0 && ja < cols, b_in_grid = jb >= 0 && jb < cols;
+            const bool a_computes = lane >= 1 && ja >= 1 && ja <= cols - 2;
+            const bool b_computes = lane <= FAST_LANES - 2 && jb >= 1 && jb <= cols - 2;
+            const bool inner_lane = lane >= 1 && lane <= FAST_LANES - 2;
+            const bool a_writes = inner_lane && ja <= region.c1;
+            const bool b_writes = inner_lane && jb <= region.c1;
             // Rows first-2 .. last+2 are read, the outflows of rows first-1 .. last+1
             // computed, rows first .. last written (row r - 1 in the iteration of row r).
-            const long long at0 = (long long)(first - 2) * cols + j;
-            double z0, h0, z1, h1, z2, h2;
-            load_cell(first - 2, column_in_grid, rows, at0, z, h_in, &z0, &h0);
-            load_cell(first - 1, column_in_grid, rows, at0 + cols, z, h_in, &z1, &h1);
-            load_cell(first, column_in_grid, rows, at0 + 2 * (long long)cols, z, h_in, &z2, &h2);
+            const int load_last = min(last, rows - 3); // row r + 2 loaded while r <= load_last
+            const long long at0 = (long long)(first - 2) * cols + ja;
+            cell_pair c0, c1, c2;
+            load_pair(first - 2, a_in_grid, b_in_grid, rows, at0, z, h_in, c0);
+            load_pair(first - 1, a_in_grid, b_in_grid, rows, at0 + cols, z, h_in, c1);
+            load_pair(first, a_in_grid, b_in_grid, rows, at0 + 2 * (long long)cols, z, h_in, c2);
             long long ahead = at0 + 3 * (long long)cols; // row first + 1
-            double v0 = z0 + h0, v1 = z1 + h1, v2 = 0.0;
+            level_pair v0 = {c0.za + c0.ha, c0.zb + c0.hb}, v1 = {c1.za + c1.ha, c1.zb + c1.hb},
+                       v2 = {0.0, 0.0};
             // Row r - 1 waits one iteration for its South neighbour's North outflow: what is
             // known of its new thickness (lab04_cell_width's sum up to its third term) and its
             // own South outflow.
-            double partial_above = 0.0, south_out_above = 0.0;
+            double partial_a = 0.0, south_out_a = 0.0, partial_b = 0.0, south_out_b = 0.0;
             int first_wet = 0x7fffffff, last_wet = -1;
-            // Row r: its z and h in (zc, hc), the levels of rows r-1 and r in v_north and
-            // v_here; forms row r+1's level v_south from (zs, hs) and loads row r+2 into
-            // (z_next, h_next). Three calls with the slots rotated make one loop turn, so the
-            // rows never move between registers.
-            auto row = [&](int r, double zc, double hc, double v_north, double v_here, double zs,
-                           double hs, double &v_south, double &z_next, double &h_next) {
-                // Row r+2's loads must issue after row r+1's level is formed: the loads in
+            unsigned wet_columns = 0; // bit 0: a, bit 1: b
+            // Row r: its z and h in c, the levels of rows r-1 and r in vn and vh; forms row
+            // r+1's levels vs from cs and loads row r+2 into next. Three calls with the slots
+            // rotated make one loop turn, so the rows never move between registers.
+            auto row = [&](int r, const cell_pair &c, level_pair vn, level_pair vh,
+                           const cell_pair &cs, level_pair &vs, cell_pair &next) {
+                // Row r+2's loads must issue after row r+1's levels are formed: the loads in
                 // flight share one scoreboard, and a use placed after the next loads waits for
                 // those too (measured: a fifth of the wet step). Their predicate reads the
-                // level, which orders them; it always holds, the loaders keep levels finite.
-                v_south = zs + hs;
-                if (column_in_grid && r <= last && r + 2 < rows && v_south == v_south) {
-                    z_next = z[ahead];
-                    h_next = h_in[ahead];
+                // levels, which orders them; it always holds, the loaders keep levels finite.
+                vs.a = cs.za + cs.ha;
+                vs.b = cs.zb + cs.hb;
+                if (r <= load_last && vs.a == vs.a && vs.b == vs.b) {
+                    next.za = a_in_grid ? z[ahead] : 0.0;
+                    next.ha = a_in_grid ? h_in[ahead] : 0.0;
+                    next.zb = b_in_grid ? z[ahead + 1] : 0.0;
+                    next.hb = b_in_grid ? h_in[ahead + 1] : 0.0;
                 } else {
-                    z_next = 0.0;
-                    h_next = 0.0;
+                    next = cell_pair{0.0, 0.0, 0.0, 0.0};
                 }
-                const double v_west = __shfl_up_sync(FAST_FULL_MASK, v_here, 1);
-                const double v_east = __shfl_down_sync(FAST_FULL_MASK, v_here, 1);
-                double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
-                if (computes && r >= 1 && r <= rows - 2 && !fast_is_still(hc)) {
-                    const double v[4] = {v_north, v_west, v_east, v_south};
-                    if (!cell_flows_three_rounds(zc, hc, v, f, s_divisors))
-                        cell_flows_fast(zc, hc, v, f);
+                const double west_a = __shfl_up_sync(FAST_FULL_MASK, vh.b, 1);
+                const double east_b = __shfl_down_sync(FAST_FULL_MASK, vh.a, 1);
+                double f[2][LK_SCIDDICAT_NFLOWS] = {};
+                const bool row_computes = r >= 1 && r <= rows - 2;
+                const bool moves[2] = {a_computes && row_computes && !fast_is_still(c.ha),
+                                       b_computes && row_computes && !fast_is_still(c.hb)};
+                const double zc[2] = {c.za, c.zb}, hc[2] = {c.ha, c.hb};
+                const double v[2][4] = {{vn.a, west_a, vh.b, vs.a}, {vn.b, vh.a, east_b, vs.b}};
+                // Cells that do not move compute on finite stand-ins and keep zero outflows,
+                // so the two cells' rounds run as one block.
+                if (__any_sync(FAST_FULL_MASK, moves[0] || moves[1])) {
+                    const unsigned unsettled =
+                        cells_flows_three_rounds<2>(zc, hc, v, moves, f, s_divisors);
+                    if (unsettled & 1u)
+                        cell_flows_fast(c.za, c.ha, v[0], f[0]);
+                    if (unsettled & 2u)
+                        cell_flows_fast(c.zb, c.hb, v[1], f[1]);
                 }
-                // What the West neighbour sends East, what the East neighbour sends West.
-                const double in_w = __shfl_up_sync(FAST_FULL_MASK, f[2], 1);
-                const double in_e = __shfl_down_sync(FAST_FULL_MASK, f[1], 1);
-                if (r > first && writes) { // row r - 1
-                    const double h = partial_above + (f[0] - south_out_above);
-                    h_out[ahead - 3 * (long long)cols] = h;
-                    if (!fast_is_still(h)) {
+                const double *fa = f[0], *fb = f[1];
+                // What a receives from the West (the lane before's b) and b from the East.
+                const double in_w_a = __shfl_up_sync(FAST_FULL_MASK, fb[2], 1);
+                const double in_e_b = __shfl_down_sync(FAST_FULL_MASK, fa[1], 1);
+                if (r > first) { // row r - 1
+                    const long long above = ahead - 3 * (long long)cols;
+                    const double ha_new = partial_a + (fa[0] - south_out_a);
+                    const double hb_new = partial_b + (fb[0] - south_out_b);
+                    if (a_writes)
+                        h_out[above] = ha_new;
+                    if (b_writes)
+                        h_out[above + 1] = hb_new;
+                    const bool a_wet = a_writes && !fast_is_still(ha_new);
+                    const bool b_wet = b_writes && !fast_is_still(hb_new);
+                    if (a_wet || b_wet) {
                         first_wet = min(first_wet, r - 1);
                         last_wet = r - 1;
+                        wet_columns |= (a_wet ? 1u : 0u) | (b_wet ? 2u : 0u);
                     }
                 }
                 ahead += cols;
-                partial_above = ((hc + (south_out_above - f[0])) + (in_w - f[1])) + (in_e - f[2]);
-                south_out_above = f[3];
+                partial_a = ((c.ha + (south_out_a - fa[0])) + (in_w_a - fa[1])) + (fb[1] - fa[2]);
+                partial_b = ((c.hb + (south_out_b - fb[0])) + (fa[2] - fb[1])) + (in_e_b - fb[2]);
+                south_out_a = fa[3];
+                south_out_b = fb[3];
             };
-            // Slots: (z1, h1, v1) row r, (z2, h2, v2) row r+1, (z0, h0, v0) row r+2 / r-1.
+            // Slots: c1/v1 row r, c2/v2 row r+1, c0/v0 row r+2 / r-1.
             for (int r = first - 1;; r += 3) {
-                row(r, z1, h1, v0, v1, z2, h2, v2, z0, h0);
+                row(r, c1, v0, v1, c2, v2, c0);
                 if (r + 1 > last + 1)
                     break;
-                row(r + 1, z2, h2, v1, v2, z0, h0, v0, z1, h1);
+                row(r + 1, c2, v1, v2, c0, v0, c1);
                 if (r + 2 > last + 1)
                     break;
-                row(r + 2, z0, h0, v2, v0, z1, h1, v1, z2, h2);
+                row(r + 2, c0, v2, v0, c1, v1, c2);
                 if (r + 3 > last + 1)
                     break;
             }
             if (last_wet >= 0) {
                 wr0 = min(wr0, first_wet);
                 wr1 = max(wr1, last_wet);
-                wc0 = min(wc0, j);
-                wc1 = max(wc1, j);
+                wc0 = min(wc0, wet_columns & 1u ? ja : jb);
+                wc1 = max(wc1, wet_columns & 2u ? jb : ja);
             }
         }
     }
@@ -519,7 +607,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
 // The instance for a block of `threads`.
 static const void *fast_kernel(int threads)
 {
-    return threads <= 256   ? (const void *)step_fast<256, 3>
+    return threads <= 256   ? (const void *)step_fast<256, 2>
            : threads <= 512 ? (const void *)step_fast<512, 1>
                             : (const void *)step_fast<1024, 1>;
 }
@@ -660,8 +748,8 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
         resident_blocks(&k, rows, cols, &blocks, err) != 0)
         return -1;
     const dim3 block(k.block_x, k.block_y);
-    if (k.kernel == (const void *)step_fast<256, 3>)
-        step_fast<256, 3><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    if (k.kernel == (const void *)step_fast<256, 2>)
+        step_fast<256, 2><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     else if (k.kernel == (const void *)step_fast<512, 1>)
         step_fast<512, 1><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     else
