@@ -413,16 +413,16 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 #define FAST_STRIP (2 * FAST_LANES - 4) // columns a warp writes
 #define FAST_FULL_MASK 0xffffffffu
 
-// Rows of a segment: the region's rows cut so that no warp of the grid takes more items than
-// the others (a warp with one more item than the rest adds a whole item to the step), each of
-// at most 64 rows where the region is large, and at least 8 (a segment costs two rows of halo).
+// Rows of a segment: each strip cut into as many segments as the grid's warps allow, so that
+// no warp takes more than one (a warp with one more item than the rest adds a whole item to
+// the step) and segments are long (each costs two rows of halo at either end, read from DRAM
+// again); at least 8 rows.
 __device__ static inline int segment_rows(lab04_box region, int strips, int warps)
 {
-    const long region_rows = region.r1 - region.r0 + 1, work = region_rows * strips;
-    const long per_warp = (work + 64L * warps - 1) / (64L * warps);
-    const long segments = max(1L, per_warp * warps / strips); // per strip
-    const long rows = (region_rows + segments - 1) / segments;
-    return rows < 8 ? 8 : (int)rows;
+    const int region_rows = region.r1 - region.r0 + 1;
+    const int segments = max(1, warps / strips); // per strip
+    const int rows = (region_rows + segments - 1) / segments;
+    return rows < 8 ? 8 : rows;
 }
 
 // A lane's two columns (a, then b) in one row: altitude and thickness, and their levels.
@@ -446,7 +446,7 @@ __device__ static inline void load_pair(int i, bool a_in_grid, bool b_in_grid, i
 }
 
 // MAX_THREADS, MIN_BLOCKS: the block's size bound and the blocks an SM must hold. A lane's two
-// cells need about 124 registers: 256- and 512-thread blocks keep them (16 warps per SM, each
+// cells need 128 registers: 256- and 512-thread blocks keep them (16 warps per SM, each
 // with two cells' rounds interleaved); 1024-thread blocks, held to 64, spill.
 template <int MAX_THREADS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, int rows, int cols,
@@ -489,15 +489,17 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             const bool b_writes = inner_lane && jb <= region.c1;
             // Rows first-2 .. last+2 are read, the outflows of rows first-1 .. last+1
             // computed, rows first .. last written (row r - 1 in the iteration of row r).
-            const int load_last = min(last, rows - 3); // row r + 2 loaded while r <= load_last
+            // Loads run two rows ahead: one row of arithmetic does not cover DRAM's latency.
+            const int load_last = min(last - 1, rows - 4); // row r + 3 loaded while r <= it
             const long long at0 = (long long)(first - 2) * cols + ja;
-            cell_pair c0, c1, c2;
+            cell_pair c0, c1, c2, c3;
             load_pair(first - 2, a_in_grid, b_in_grid, rows, at0, z, h_in, c0);
             load_pair(first - 1, a_in_grid, b_in_grid, rows, at0 + cols, z, h_in, c1);
             load_pair(first, a_in_grid, b_in_grid, rows, at0 + 2 * (long long)cols, z, h_in, c2);
-            long long ahead = at0 + 3 * (long long)cols; // row first + 1
+            load_pair(first + 1, a_in_grid, b_in_grid, rows, at0 + 3 * (long long)cols, z, h_in, c3);
+            long long ahead = at0 + 4 * (long long)cols; // row first + 2
             level_pair v0 = {c0.za + c0.ha, c0.zb + c0.hb}, v1 = {c1.za + c1.ha, c1.zb + c1.hb},
-                       v2 = {0.0, 0.0};
+                       v2 = {0.0, 0.0}, v3 = {0.0, 0.0};
             // Row r - 1 waits one iteration for its South neighbour's North outflow: what is
             // known of its new thickness (lab04_cell_width's sum up to its third term) and its
             // own South outflow.
@@ -505,11 +507,12 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             int first_wet = 0x7fffffff, last_wet = -1;
             unsigned wet_columns = 0; // bit 0: a, bit 1: b
             // Row r: its z and h in c, the levels of rows r-1 and r in vn and vh; forms row
-            // r+1's levels vs from cs and loads row r+2 into next. Three calls with the slots
-            // rotated make one loop turn, so the rows never move between registers.
+            // r+1's levels vs from cs (loaded two rows before) and loads row r+3 into next.
+            // Four calls with the slots rotated make one loop turn, so the rows never move
+            // between registers.
             auto row = [&](int r, const cell_pair &c, level_pair vn, level_pair vh,
                            const cell_pair &cs, level_pair &vs, cell_pair &next) {
-                // Row r+2's loads must issue after row r+1's levels are formed: the loads in
+                // Row r+3's loads must issue after row r+1's levels are formed: the loads in
                 // flight share one scoreboard, and a use placed after the next loads waits for
                 // those too (measured: a fifth of the wet step). Their predicate reads the
                 // levels, which orders them; it always holds, the loaders keep levels finite.
@@ -546,7 +549,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 const double in_w_a = __shfl_up_sync(FAST_FULL_MASK, fb[2], 1);
                 const double in_e_b = __shfl_down_sync(FAST_FULL_MASK, fa[1], 1);
                 if (r > first) { // row r - 1
-                    const long long above = ahead - 3 * (long long)cols;
+                    const long long above = ahead - 4 * (long long)cols;
                     const double ha_new = partial_a + (fa[0] - south_out_a);
                     const double hb_new = partial_b + (fb[0] - south_out_b);
                     if (a_writes)
@@ -567,16 +570,19 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 south_out_a = fa[3];
                 south_out_b = fb[3];
             };
-            // Slots: c1/v1 row r, c2/v2 row r+1, c0/v0 row r+2 / r-1.
-            for (int r = first - 1;; r += 3) {
+            // Slots: c1/v1 row r, c2/v2 row r+1, c3 row r+2 (in flight), c0/v0 row r-1 / r+3.
+            for (int r = first - 1;; r += 4) {
                 row(r, c1, v0, v1, c2, v2, c0);
                 if (r + 1 > last + 1)
                     break;
-                row(r + 1, c2, v1, v2, c0, v0, c1);
+                row(r + 1, c2, v1, v2, c3, v3, c1);
                 if (r + 2 > last + 1)
                     break;
-                row(r + 2, c0, v2, v0, c1, v1, c2);
+                row(r + 2, c3, v2, v3, c0, v0, c2);
                 if (r + 3 > last + 1)
+                    break;
+                row(r + 3, c0, v3, v0, c1, v1, c3);
+                if (r + 4 > last + 1)
                     break;
             }
             if (last_wet >= 0) {
