@@ -401,17 +401,19 @@ static int plan_calls(lk_run *run)
                 *p++ = (planned){CALL_TIMED, l, run->steps};
             continue;
         }
+        /* N-step and 0-step runs alternate, so that each pair sees the same state of the
+           host and the GPU (bench_report subtracts pair by pair). */
         *p++ = (planned){CALL_CHECKED, l, run->serial_steps};
-        for (int i = 0; i < repeat; i++)
+        for (int i = 0; i < repeat; i++) {
             *p++ = (planned){CALL_STEPS, l, run->steps};
-        for (int i = 0; i < repeat; i++)
             *p++ = (planned){CALL_ZERO, l, 0};
+        }
         if (st->launches[l].given >= 0) {
             int bsteps = lab->baseline_steps > 0 ? lab->baseline_steps : run->steps;
-            for (int i = 0; i < repeat; i++)
+            for (int i = 0; i < repeat; i++) {
                 *p++ = (planned){CALL_GIVEN_STEPS, l, bsteps};
-            for (int i = 0; i < repeat; i++)
                 *p++ = (planned){CALL_GIVEN_ZERO, l, 0};
+            }
         }
     }
     st->nplan = (int)(p - st->plan);
@@ -660,9 +662,9 @@ static void bench_header(lk_run *run)
            run->state->serial_ms_step, run->serial_steps);
 }
 
-static double per_step(lk_stats *steps, lk_stats *zero, int n)
+static int min_int(int a, int b)
 {
-    return n > 0 ? (steps->median - zero->median) / n : 0.0;
+    return a < b ? a : b;
 }
 
 /* The report of one bench launch, from its samples; resets them for the next launch. */
@@ -671,6 +673,17 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
     struct lk_run_state *st = run->state;
     const lk_output_shape *sh = &run->shape;
     const size_t n = step_points(sh);
+    const int bsteps = run->lab->baseline_steps > 0 ? run->lab->baseline_steps : run->steps;
+    /* Before lk_stats_of sorts the samples: the pairs are in the order they were taken. */
+    const double ms = lk_per_step_of_pairs(st->samples[SERIES_STEPS], st->samples[SERIES_ZERO],
+                                           min_int(st->nsamples[SERIES_STEPS],
+                                                   st->nsamples[SERIES_ZERO]),
+                                           run->steps);
+    const double bms = lk_per_step_of_pairs(st->samples[SERIES_GIVEN_STEPS],
+                                            st->samples[SERIES_GIVEN_ZERO],
+                                            min_int(st->nsamples[SERIES_GIVEN_STEPS],
+                                                    st->nsamples[SERIES_GIVEN_ZERO]),
+                                            bsteps);
     lk_stats s[NSERIES];
     for (int k = 0; k < NSERIES; k++) {
         if (st->nsamples[k])
@@ -678,7 +691,6 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
         else
             memset(&s[k], 0, sizeof s[k]);
     }
-    double ms = per_step(&s[SERIES_STEPS], &s[SERIES_ZERO], run->steps);
     double updates = ms > 0 ? n / (ms * 1e-3) : 0.0;
     double bw = ms > 0 ? sh->bytes_per_cell_step * n / (ms * 1e-3) : 0.0;
     double speedup = ms > 0 ? st->serial_ms_step / ms : 0.0;
@@ -686,7 +698,8 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
     printf("  whole run          %.3f ms median of %d (min %.3f, max %.3f); overhead (0 steps) %.3f ms\n",
            s[SERIES_STEPS].median, s[SERIES_STEPS].n, s[SERIES_STEPS].min, s[SERIES_STEPS].max,
            s[SERIES_ZERO].median);
-    printf("  time per step      %.4f ms\n", ms);
+    printf("  time per step      %.4f ms (median of the %d runs less the 0-step run after each)\n",
+           ms, min_int(s[SERIES_STEPS].n, s[SERIES_ZERO].n));
     printf("  cell updates/s     %.3e\n", updates);
     printf("  effective bandwidth %.1f GB/s (%.0f B per cell per step)\n", bw * 1e-9,
            sh->bytes_per_cell_step);
@@ -702,8 +715,6 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
     printf("  speedup vs serial  %.1fx\n", speedup);
     if (l->given >= 0) {
         const char *name = run->lab->variants[l->given].name;
-        int bsteps = run->lab->baseline_steps > 0 ? run->lab->baseline_steps : run->steps;
-        double bms = per_step(&s[SERIES_GIVEN_STEPS], &s[SERIES_GIVEN_ZERO], bsteps);
         printf("  %-18s %.4f ms per step (%d steps timed, whole run %.3f ms)\n", name, bms,
                bsteps, s[SERIES_GIVEN_STEPS].median);
         printf("  speedup vs %-7s %.1fx\n", name, ms > 0 ? bms / ms : 0.0);

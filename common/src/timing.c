@@ -31,6 +31,20 @@ void lk_stats_of(double *samples, int n, lk_stats *out)
     out->median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
+double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, int pairs,
+                            int steps)
+{
+    double *diffs = steps > 0 && pairs > 0 ? malloc((size_t)pairs * sizeof *diffs) : NULL;
+    if (!diffs)
+        return 0.0;
+    for (int i = 0; i < pairs; i++)
+        diffs[i] = (runs[i] - zero_step_runs[i]) / steps;
+    lk_stats s;
+    lk_stats_of(diffs, pairs, &s);
+    free(diffs);
+    return s.median;
+}
+
 static int check_args(const char *who, lk_region_fn fn, int warmup, int repeats,
                       const lk_stats *ms, lk_error *err)
 {

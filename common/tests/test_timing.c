@@ -55,6 +55,33 @@ Test(timing, stats_with_equal_and_negative_samples)
     cr_assert_eq(s.max, 8);
 }
 
+/* ---- lk_per_step_of_pairs ---- */
+
+/* The second pair's transfers were slow in its 0-step run only, and the third's in both: each
+   good pair holds 1 ms a step, while the medians' difference, (120 - 250) / 10, is -13. */
+Test(timing, per_step_subtracts_each_run_s_own_zero_step_run)
+{
+    const double runs[] = {110, 120, 300}, zero[] = {100, 250, 290};
+    cr_assert_eq(lk_per_step_of_pairs(runs, zero, 3, 10), 1.0);
+    const double before[] = {110, 120, 300}, after[] = {100, 250, 290};
+    cr_assert_arr_eq(runs, before, sizeof before, "the runs are left in their order");
+    cr_assert_arr_eq(zero, after, sizeof after, "the 0-step runs are left in their order");
+}
+
+Test(timing, per_step_takes_the_median_pair)
+{
+    const double runs[] = {30, 90, 40, 50}, zero[] = {10, 10, 10, 10};
+    cr_assert_eq(lk_per_step_of_pairs(runs, zero, 4, 2), 17.5); /* (15 + 20) / 2 */
+    cr_assert_eq(lk_per_step_of_pairs(runs, zero, 1, 2), 10.0, "only the pairs counted");
+}
+
+Test(timing, per_step_without_pairs_or_steps_is_zero)
+{
+    const double runs[] = {30}, zero[] = {10};
+    cr_assert_eq(lk_per_step_of_pairs(runs, zero, 0, 2), 0.0);
+    cr_assert_eq(lk_per_step_of_pairs(runs, zero, 1, 0), 0.0);
+}
+
 /* ---- lk_wall_seconds / lk_time_wall ---- */
 
 typedef struct counter {

@@ -19,6 +19,15 @@ typedef struct lk_stats {
     int n;         /**< Number of samples. */
 } lk_stats;
 
+/**
+ * Time per step from runs of @p steps steps, each paired with the 0-step run (allocation and
+ * transfers only) made right after it: the median over the pairs of their difference over
+ * @p steps. Pairing cancels drift in the transfers' time, which a difference of two medians
+ * taken at different times keeps. 0 when @p pairs or @p steps < 1 (or out of memory).
+ */
+double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, int pairs,
+                            int steps);
+
 /** A region to time: returns 0 on success, -1 with @p err filled on failure. */
 typedef int (*lk_region_fn)(void *ctx, lk_error *err);
 
