@@ -229,10 +229,12 @@ __device__ static inline void cell_flows_fast(double zc, double hc, const double
 // sum and quotient, so a cell that settles earlier gets the same bits. The sums are
 // cell_flows_fast's: every term added as fma(u, weight, s).
 
-// A round's divisor (the count of kept terms) and its rounded reciprocal, for count 0..5; count
-// 0 divides by 1, which returns the sum m, as the reference does.
-__constant__ double2 fast_divisors[6] = {
-    {1.0, 1.0}, {1.0, 1.0}, {2.0, 0.5}, {3.0, 1.0 / 3.0}, {4.0, 0.25}, {5.0, 0.2}};
+// A round's divisor (the count of kept terms) and its rounded reciprocal, indexed by bits 20-23
+// of the sum of the terms' weights (count x 0x3ff00000, modulo 2^32): 0, 15, 14, 13, 12 and 11
+// for counts 0 to 5. Count 0 divides by 1, which returns the sum m, as the reference does.
+__constant__ double2 fast_divisors[16] = {
+    {1.0, 1.0}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
+    {5.0, 0.2}, {4.0, 0.25}, {3.0, 1.0 / 3.0}, {2.0, 0.5}, {1.0, 1.0}};
 __constant__ double fast_five = 5.0, fast_fifth = 0.2;
 __constant__ double fast_markstein_min = 0x1p-960; // divide_by's range, from below
 
@@ -240,7 +242,7 @@ __constant__ double fast_markstein_min = 0x1p-960; // divide_by's range, from be
 // access (the constant bank serialises different addresses). A barrier must follow.
 __device__ static inline void stage_divisors(double2 *s_divisors, int thread)
 {
-    if (thread < 6)
+    if (thread < 16)
         s_divisors[thread] = fast_divisors[thread];
 }
 
@@ -248,30 +250,29 @@ __device__ static inline void stage_divisors(double2 *s_divisors, int thread)
 // additions overlap: the sum of m and the kept terms in index order; its quotient by their
 // count, with divide_by's steps (in_range clears when the sum is outside their range); the
 // terms the new average drops. Weights in kept (WEIGHT_ONE or 0) rather than flags: N cells'
-// five flags do not fit the predicate registers, and spilled flags serialise the cells.
+// five flags do not fit the predicate registers, and spilled flags serialise the cells. Their
+// sum, in weights, stands for the count (two additions where counting takes five).
 template <int N>
 __device__ static inline void elimination_round(const double m[N], const double u[N][5],
                                                 unsigned kept[N][5], const double2 *divisors,
                                                 double average[N], bool in_range[N],
-                                                int count[N])
+                                                unsigned weights[N])
 {
     double s[N];
 #pragma unroll
     for (int c = 0; c < N; c++) {
         s[c] = m[c];
-        count[c] = 0;
+        weights[c] = kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4];
     }
 #pragma unroll
     for (int n = 0; n < 5; n++)
 #pragma unroll
-        for (int c = 0; c < N; c++) {
+        for (int c = 0; c < N; c++)
             s[c] = fma(u[c][n], weight_of(kept[c][n]), s[c]);
-            count[c] += kept[c][n] >> 29;
-        }
 #pragma unroll
     for (int c = 0; c < N; c++) {
         in_range[c] = in_range[c] && fabs(s[c]) >= fast_markstein_min;
-        const double2 divisor = divisors[count[c]]; // (count, RN(1 / count))
+        const double2 divisor = divisors[(weights[c] >> 20) & 15u]; // (count, RN(1 / count))
         const double q = s[c] * divisor.y;
         average[c] = fma(fma(-q, divisor.x, s[c]), divisor.y, q);
     }
@@ -295,7 +296,7 @@ __device__ static inline unsigned cells_flows_three_rounds(const double zc[N], c
     double m[N], u[N][5], average[N];
     bool in_range[N];
     unsigned kept[N][5];
-    int count[N];
+    unsigned weights[N];
 #pragma unroll
     for (int c = 0; c < N; c++) {
         m[c] = hc[c] - fast_epsilon;
@@ -324,20 +325,17 @@ __device__ static inline unsigned cells_flows_three_rounds(const double zc[N], c
 #pragma unroll
         for (int c = 0; c < N; c++)
             kept[c][n] = average[c] <= u[c][n] ? 0u : WEIGHT_ONE;
-    elimination_round<N>(m, u, kept, divisors, average, in_range, count);
-    elimination_round<N>(m, u, kept, divisors, average, in_range, count);
+    elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
+    elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     unsigned unsettled = 0;
 #pragma unroll
     for (int c = 0; c < N; c++) {
-        int still_kept = 0;
-#pragma unroll
-        for (int n = 0; n < 5; n++)
-            still_kept += kept[c][n] >> 29;
+        const unsigned still_kept = kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4];
 #pragma unroll
         for (int k = 0; k < 4; k++)
             f[c][k] = fma(average[c] - u[c][k + 1],
                           flow_weight_of(moves[c] ? kept[c][k + 1] : 0u), 0.0);
-        if (moves[c] && !(in_range[c] && still_kept == count[c]))
+        if (moves[c] && !(in_range[c] && still_kept == weights[c]))
             unsettled |= 1u << c;
     }
     return unsettled;
@@ -456,7 +454,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                                                          lab04_box *boxes)
 {
     __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
-    __shared__ double2 s_divisors[6];
+    __shared__ double2 s_divisors[16];
     const int tid = threadIdx.y * blockDim.x + threadIdx.x, lane = tid % FAST_LANES;
     stage_divisors(s_divisors, tid);
     // Only whole warps stream strips (lab04_check_tile: a fast block holds at least one);
