@@ -2,8 +2,8 @@
 // one-kernel step, and the fused step restricted to the cells near the debris (fast). The
 // arithmetic is the shared per-cell code (lab04_cell_flows, lab04_cell_width), or for the
 // fused steps cell_flows_fast (the same roundings in the same order, a cheaper division) and,
-// in fast, its first three rounds unrolled for two cells at once and lab04_cell_width's sum
-// split over two rows' iterations; so every variant equals the serial reference bit for bit.
+// in fast, its rounds run for two cells at once and lab04_cell_width's sum split over two
+// rows' iterations; so every variant equals the serial reference bit for bit.
 //
 // Tile (tx, ty) of block (bx, by) covers interior cells from (1 + by*ty, 1 + bx*tx); grids
 // round up, so a last partial tile is handled by the bounds checks, for any domain size.
@@ -223,11 +223,14 @@ __device__ static inline void cell_flows_fast(double zc, double hc, const double
     f[3] = fma(average - v[3], flow_weight_of(w4), 0.0);
 }
 
-// The first three rounds of the elimination without its loop: on the wet grid all but 0.2 % of
-// the cells settle within three (the third dropping nothing), and as straight-line code the
-// rounds of two cells interleave. Once the kept set settles, a further round repeats the same
-// sum and quotient, so a cell that settles earlier gets the same bits. The sums are
-// cell_flows_fast's: every term added as fma(u, weight, s).
+// The elimination of two cells at once, its first three rounds without a loop: on the wet grid
+// most cells settle within three (the third dropping nothing; all but 0.05 % at the start, 82 %
+// after 1000 steps), and as straight-line code the two cells' rounds interleave. Further
+// rounds run in lockstep across the warp until all its cells settle. Once a cell's kept set
+// settles, a further round repeats the same sum and quotient, so the extra rounds leave its
+// bits as the reference's. The sums are cell_flows_fast's: every term added as fma(u, w, s).
+
+#define FAST_FULL_MASK 0xffffffffu
 
 // A round's divisor (the count of kept terms) and its rounded reciprocal, indexed by bits 20-23
 // of the sum of the terms' weights (count x 0x3ff00000, modulo 2^32): 0, 15, 14, 13, 12 and 11
@@ -283,12 +286,26 @@ __device__ static inline void elimination_round(const double m[N], const double 
             kept[c][n] = average[c] <= u[c][n] ? 0u : kept[c][n];
 }
 
-// cell_flows_fast's outflows of N cells, for each cell that moves (the others get zeros): the
-// cells that three rounds settle with every sum in range. Returns a bit per cell that did not
-// settle, f unset, for the caller's cell_flows_fast. The first round keeps all five terms: the
-// plain sum over 5. (|sums| stay below 2^960: the loaders bound levels.)
+// Whether every cell that moves kept, in the round just made, all the terms it summed.
 template <int N>
-__device__ static inline unsigned cells_flows_three_rounds(const double zc[N], const double hc[N],
+__device__ static inline bool cells_settled(const unsigned kept[N][5], const unsigned weights[N],
+                                            const bool moves[N])
+{
+    bool settled = true;
+#pragma unroll
+    for (int c = 0; c < N; c++)
+        settled = settled &&
+                  (!moves[c] || kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4] ==
+                                    weights[c]);
+    return settled;
+}
+
+// cell_flows_fast's outflows of N cells, for each cell that moves (the others get zeros), by
+// rounds in lockstep. Returns a bit per cell with a sum outside divide_by's range, f unset,
+// for the caller's cell_flows_fast. The first round keeps all five terms: the plain sum over
+// 5. (|sums| stay below 2^960: the loaders bound levels.) Call it with the whole warp.
+template <int N>
+__device__ static inline unsigned cells_flows(const double zc[N], const double hc[N],
                                                            const double v[N][4],
                                                            const bool moves[N], double f[N][4],
                                                            const double2 *divisors)
@@ -327,18 +344,19 @@ __device__ static inline unsigned cells_flows_three_rounds(const double zc[N], c
             kept[c][n] = average[c] <= u[c][n] ? 0u : WEIGHT_ONE;
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
-    unsigned unsettled = 0;
+    while (!__all_sync(FAST_FULL_MASK, cells_settled<N>(kept, weights, moves)))
+        elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
+    unsigned out_of_range = 0;
 #pragma unroll
     for (int c = 0; c < N; c++) {
-        const unsigned still_kept = kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4];
 #pragma unroll
         for (int k = 0; k < 4; k++)
             f[c][k] = fma(average[c] - u[c][k + 1],
                           flow_weight_of(moves[c] ? kept[c][k + 1] : 0u), 0.0);
-        if (moves[c] && !(in_range[c] && still_kept == weights[c]))
-            unsettled |= 1u << c;
+        if (moves[c] && !in_range[c])
+            out_of_range |= 1u << c;
     }
-    return unsettled;
+    return out_of_range;
 }
 
 // ---- Stretch: fused step. The block is the tile plus a one-cell ring, as for halo; z and h
@@ -409,7 +427,6 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 
 #define FAST_LANES 32
 #define FAST_STRIP (2 * FAST_LANES - 4) // columns a warp writes
-#define FAST_FULL_MASK 0xffffffffu
 
 // Rows of a segment: each strip cut into as many segments as the grid's warps allow, so that
 // no warp takes more than one (a warp with one more item than the rest adds a whole item to
@@ -537,11 +554,10 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 // Cells that do not move compute on finite stand-ins and keep zero outflows,
                 // so the two cells' rounds run as one block.
                 if (__any_sync(FAST_FULL_MASK, moves[0] || moves[1])) {
-                    const unsigned unsettled =
-                        cells_flows_three_rounds<2>(zc, hc, v, moves, f, s_divisors);
-                    if (unsettled & 1u)
+                    const unsigned out_of_range = cells_flows<2>(zc, hc, v, moves, f, s_divisors);
+                    if (out_of_range & 1u)
                         cell_flows_fast(c.za, c.ha, v[0], f[0]);
-                    if (unsettled & 2u)
+                    if (out_of_range & 2u)
                         cell_flows_fast(c.zb, c.hb, v[1], f[1]);
                 }
                 const double *fa = f[0], *fb = f[1];
