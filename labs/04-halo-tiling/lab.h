@@ -158,7 +158,7 @@ typedef enum lab04_fast_role {
  * @param step    the step's number: it picks the boxes (lab04_fast_slot)
  * @param tile_x, tile_y  the block is tile_x x tile_y threads, at least one whole warp
  *                 (lab04_check_tile refuses fewer than 32); how the kernel maps them to cells
- *                 is yours (the solution streams strips of 32 columns, a warp each)
+ *                 is yours (the solution streams strips of 64 columns, a warp each)
  * @param rows, cols  grid size (>= 3 each)
  * @param d_z      altitude, rows*cols
  * @param d_h_in   thickness before the step, rows*cols (read only)

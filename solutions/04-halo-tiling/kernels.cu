@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
 // ---- Stretch 2: fast. The fused step, restricted to the region of lab04_fast_region (the
 // cells next to debris now or one step ago), and without the work still cells do not need.
 // DRAM traffic per step is 24 bytes per cell of the region (read z and h, write h); a dry
-// grid costs little more than the launch.
+// grid costs the launch and a few rows of latency.
 //
 // On a wet grid the step is bound by the outflow arithmetic, so the kernel spends almost no
 // instruction on anything else: each warp streams a strip of columns down the region, one
