@@ -286,22 +286,20 @@ __device__ static inline void elimination_round(const double m[N], const double 
             kept[c][n] = average[c] <= u[c][n] ? 0u : kept[c][n];
 }
 
-// Whether every cell that moves kept, in the round just made, all the terms it summed.
+// Whether every cell kept, in the round just made, all the terms it summed.
 template <int N>
-__device__ static inline bool cells_settled(const unsigned kept[N][5], const unsigned weights[N],
-                                            const bool moves[N])
+__device__ static inline bool cells_settled(const unsigned kept[N][5], const unsigned weights[N])
 {
     bool settled = true;
 #pragma unroll
     for (int c = 0; c < N; c++)
         settled = settled &&
-                  (!moves[c] || kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4] ==
-                                    weights[c]);
+                  kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4] == weights[c];
     return settled;
 }
 
-// cell_flows_fast's outflows of N cells, for each cell that moves (the others get zeros), by
-// rounds in lockstep. Returns a bit per cell with a sum outside divide_by's range, f unset,
+// cell_flows_fast's outflows of N cells, for each cell that moves (the others keep no term from
+// the first round on, so they settle at once and get zeros), by rounds in lockstep. Returns a bit per cell with a sum outside divide_by's range, f unset,
 // for the caller's cell_flows_fast. The first round keeps all five terms: the plain sum over
 // 5. (|sums| stay below 2^960: the loaders bound levels.) Call it with the whole warp.
 template <int N>
@@ -341,18 +339,17 @@ __device__ static inline unsigned cells_flows(const double zc[N], const double h
     for (int n = 0; n < 5; n++)
 #pragma unroll
         for (int c = 0; c < N; c++)
-            kept[c][n] = average[c] <= u[c][n] ? 0u : WEIGHT_ONE;
+            kept[c][n] = moves[c] && average[c] > u[c][n] ? WEIGHT_ONE : 0u; // no NaN here
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
-    while (!__all_sync(FAST_FULL_MASK, cells_settled<N>(kept, weights, moves)))
+    while (!__all_sync(FAST_FULL_MASK, cells_settled<N>(kept, weights)))
         elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     unsigned out_of_range = 0;
 #pragma unroll
     for (int c = 0; c < N; c++) {
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            f[c][k] = fma(average[c] - u[c][k + 1],
-                          flow_weight_of(moves[c] ? kept[c][k + 1] : 0u), 0.0);
+            f[c][k] = fma(average[c] - u[c][k + 1], flow_weight_of(kept[c][k + 1]), 0.0);
         if (moves[c] && !in_range[c])
             out_of_range |= 1u << c;
     }
@@ -529,19 +526,23 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             // between registers.
             auto row = [&](int r, const cell_pair &c, level_pair vn, level_pair vh,
                            const cell_pair &cs, level_pair &vs, cell_pair &next) {
-                // Row r+3's loads must issue after row r+1's levels are formed: the loads in
+                // Row r+2's loads must issue after row r+1's levels are formed: the loads in
                 // flight share one scoreboard, and a use placed after the next loads waits for
                 // those too (measured: a fifth of the wet step). Their predicate reads the
                 // levels, which orders them; it always holds, the loaders keep levels finite.
+                // A row past load_last or a column outside the grid keeps the slot's old
+                // (finite) values: no cell that computes reads them.
                 vs.a = cs.za + cs.ha;
                 vs.b = cs.zb + cs.hb;
                 if (r <= load_last && vs.a == vs.a && vs.b == vs.b) {
-                    next.za = a_in_grid ? z[ahead] : 0.0;
-                    next.ha = a_in_grid ? h_in[ahead] : 0.0;
-                    next.zb = b_in_grid ? z[ahead + 1] : 0.0;
-                    next.hb = b_in_grid ? h_in[ahead + 1] : 0.0;
-                } else {
-                    next = cell_pair{0.0, 0.0, 0.0, 0.0};
+                    if (a_in_grid) {
+                        next.za = z[ahead];
+                        next.ha = h_in[ahead];
+                    }
+                    if (b_in_grid) {
+                        next.zb = z[ahead + 1];
+                        next.hb = h_in[ahead + 1];
+                    }
                 }
                 const double west_a = __shfl_up_sync(FAST_FULL_MASK, vh.b, 1);
                 const double east_b = __shfl_down_sync(FAST_FULL_MASK, vh.a, 1);
@@ -555,10 +556,12 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
                 // so the two cells' rounds run as one block.
                 if (__any_sync(FAST_FULL_MASK, moves[0] || moves[1])) {
                     const unsigned out_of_range = cells_flows<2>(zc, hc, v, moves, f, s_divisors);
-                    if (out_of_range & 1u)
-                        cell_flows_fast(c.za, c.ha, v[0], f[0]);
-                    if (out_of_range & 2u)
-                        cell_flows_fast(c.zb, c.hb, v[1], f[1]);
+                    if (out_of_range != 0u) { // rare: one test on the common path
+                        if (out_of_range & 1u)
+                            cell_flows_fast(c.za, c.ha, v[0], f[0]);
+                        if (out_of_range & 2u)
+                            cell_flows_fast(c.zb, c.hb, v[1], f[1]);
+                    }
                 }
                 const double *fa = f[0], *fb = f[1];
                 // What a receives from the West (the lane before's b) and b from the East.
