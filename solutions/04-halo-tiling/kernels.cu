@@ -299,9 +299,10 @@ __device__ static inline bool cells_settled(const unsigned kept[N][5], const uns
 }
 
 // cell_flows_fast's outflows of N cells, for each cell that moves (the others keep no term from
-// the first round on, so they settle at once and get zeros), by rounds in lockstep. Returns a bit per cell with a sum outside divide_by's range, f unset,
-// for the caller's cell_flows_fast. The first round keeps all five terms: the plain sum over
-// 5. (|sums| stay below 2^960: the loaders bound levels.) Call it with the whole warp.
+// the first round on, so they settle at once and get zeros), by rounds in lockstep. Returns a
+// bit per cell with a sum outside divide_by's range, f unset, for the caller's cell_flows_fast.
+// The first round keeps all five terms: the plain sum over 5. (|sums| stay below 2^960: the
+// loaders bound levels.) Call it with the whole warp.
 template <int N>
 __device__ static inline unsigned cells_flows(const double zc[N], const double hc[N],
                                                            const double v[N][4],
@@ -339,7 +340,7 @@ __device__ static inline unsigned cells_flows(const double zc[N], const double h
     for (int n = 0; n < 5; n++)
 #pragma unroll
         for (int c = 0; c < N; c++)
-            kept[c][n] = moves[c] && average[c] > u[c][n] ? WEIGHT_ONE : 0u; // no NaN here
+            kept[c][n] = moves[c] && average[c] > u[c][n] ? WEIGHT_ONE : 0u; // > is !(<=): no NaN
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
     while (!__all_sync(FAST_FULL_MASK, cells_settled<N>(kept, weights)))
@@ -526,7 +527,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
             // between registers.
             auto row = [&](int r, const cell_pair &c, level_pair vn, level_pair vh,
                            const cell_pair &cs, level_pair &vs, cell_pair &next) {
-                // Row r+2's loads must issue after row r+1's levels are formed: the loads in
+                // Row r+3's loads must issue after row r+1's levels are formed: the loads in
                 // flight share one scoreboard, and a use placed after the next loads waits for
                 // those too (measured: a fifth of the wet step). Their predicate reads the
                 // levels, which orders them; it always holds, the loaders keep levels finite.
