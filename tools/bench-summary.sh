@@ -42,6 +42,7 @@ NR == 1 {
     pct[rows] = f[col["pct_of_copy"]]; sp[rows] = f[col["speedup"]]
     formula[rows] = ("formula_bytes_per_cell" in col) ? f[col["formula_bytes_per_cell"]] : ""
     bound[rows] = ("bound_ms_per_step" in col) ? f[col["bound_ms_per_step"]] : ""
+    noise[rows] = ("resolved" in col) && f[col["resolved"]] == 0
     if (lab[rows] ~ /^01-/ && !(ds[rows] in lab01)) lab01[ds[rows]] = ms[rows]
 }
 END {
@@ -57,8 +58,14 @@ END {
         } else { mb = "-"; mp = "-" }
         b = bound[r] != "" && bound[r] > 0 ? sprintf("%.4f", bound[r]) : "-"
         fb = formula[r] != "" ? formula[r] : "-"
-        printf "| %s | %s | %s | %.4f | %s | %s | %.1f %% | %s | %s | %.0fx | %s |\n", lab[r],
-               launch[r], ds[r], ms[r], b, fb, pct[r], mb, mp, sp[r], vs
+        if (noise[r]) { mp = "-"; vs = "-" }
+        printf "| %s | %s | %s | %.4f%s | %s | %s | %.1f %% | %s | %s | %.0fx | %s |\n", lab[r],
+               launch[r], ds[r], ms[r], noise[r] ? " (noise)" : "", b, fb, pct[r], mb, mp,
+               sp[r], vs
+        if (noise[r]) noisy++
     }
+    if (noisy)
+        print "\n(noise): the timed steps added less than twice the spread of the 0-step runs;" \
+              " read the kernel time of make bench-profile, or time more steps."
 }
 EOF

@@ -39,6 +39,12 @@ NR == 1 {
     parse($0, f)
     gpu = f[col["gpu"]]
     launch = f[col["launch"]]
+    # A time per step that make bench marked as noise is no bar (it can even be negative).
+    if (("resolved" in col) && f[col["resolved"]] == 0) {
+        printf "slides-plots: left out %s %s on %s: its time per step is noise\n", f[col["lab"]],
+               launch, f[col["dataset"]] > "/dev/stderr"
+        next
+    }
     # Two lines under each bar: the lab's number, then the variant and shape (gnuplot halves
     # the backslashes of a data file's quoted strings: \\\\ reaches LaTeX as \\).
     # A line break only between lines: a trailing one is a misplaced \cr to LaTeX (a

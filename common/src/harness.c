@@ -679,6 +679,9 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
                                            min_int(st->nsamples[SERIES_STEPS],
                                                    st->nsamples[SERIES_ZERO]),
                                            run->steps);
+    const int resolved = lk_steps_resolved(st->samples[SERIES_STEPS], st->samples[SERIES_ZERO],
+                                           min_int(st->nsamples[SERIES_STEPS],
+                                                   st->nsamples[SERIES_ZERO]));
     const double bms = lk_per_step_of_pairs(st->samples[SERIES_GIVEN_STEPS],
                                             st->samples[SERIES_GIVEN_ZERO],
                                             min_int(st->nsamples[SERIES_GIVEN_STEPS],
@@ -700,6 +703,11 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
            s[SERIES_ZERO].median);
     printf("  time per step      %.4f ms (median of the %d runs less the 0-step run after each)\n",
            ms, min_int(s[SERIES_STEPS].n, s[SERIES_ZERO].n));
+    if (!resolved)
+        printf("  NOISE              the %d steps add less than twice the spread of the 0-step "
+               "runs (%.1f ms): this time per step is noise; time more steps (--steps) or read "
+               "the kernel time of make bench-profile\n",
+               run->steps, s[SERIES_ZERO].max - s[SERIES_ZERO].min);
     printf("  cell updates/s     %.3e\n", updates);
     printf("  effective bandwidth %.1f GB/s (%.0f B per cell per step)\n", bw * 1e-9,
            sh->bytes_per_cell_step);
@@ -731,14 +739,14 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
         fputs("lab,gpu,dataset,rows,cols,steps,launch,ms_per_step,cell_updates_per_s,"
               "effective_GBps,copy_GBps,memcpy_GBps,copy_kernel_GBps,pct_of_copy,"
               "serial_ms_per_step,speedup,formula_bytes_per_cell,bound_bytes_per_cell,"
-              "bound_ms_per_step\n", f);
+              "bound_ms_per_step,resolved\n", f);
     const lk_copy_bandwidth *c = &run->r.copy;
     fprintf(f, "%s,\"%s\",%s,%d,%d,%d,\"%s\",%.6f,%.6e,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,"
-               "%.0f,%.0f,%.6f\n",
+               "%.0f,%.0f,%.6f,%d\n",
             run->lab->name, run->r.device, run->label, sh->rows, sh->cols, run->steps,
             l->label, ms, updates, bw * 1e-9, c->best_bps * 1e-9, c->memcpy_bps * 1e-9,
             c->kernel_bps * 1e-9, 100.0 * bw / c->best_bps, st->serial_ms_step, speedup,
-            sh->bytes_per_cell_step, sh->min_bytes_per_cell_step, bound_ms);
+            sh->bytes_per_cell_step, sh->min_bytes_per_cell_step, bound_ms, resolved);
     if (fclose(f) != 0)
         return lk_fail(err, "%s: write failed: check the disk", run->opt.csv);
     return 0;

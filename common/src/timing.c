@@ -31,18 +31,37 @@ void lk_stats_of(double *samples, int n, lk_stats *out)
     out->median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
-double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, int pairs,
-                            int steps)
+/* The median over the pairs of a run less its 0-step run, ms; 0 without pairs (or memory). */
+static double median_pair_difference(const double *runs, const double *zero_step_runs, int pairs)
 {
-    double *diffs = steps > 0 && pairs > 0 ? malloc((size_t)pairs * sizeof *diffs) : NULL;
+    double *diffs = pairs > 0 ? malloc((size_t)pairs * sizeof *diffs) : NULL;
     if (!diffs)
         return 0.0;
     for (int i = 0; i < pairs; i++)
-        diffs[i] = (runs[i] - zero_step_runs[i]) / steps;
+        diffs[i] = runs[i] - zero_step_runs[i];
     lk_stats s;
     lk_stats_of(diffs, pairs, &s);
     free(diffs);
     return s.median;
+}
+
+double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, int pairs,
+                            int steps)
+{
+    return steps > 0 ? median_pair_difference(runs, zero_step_runs, pairs) / steps : 0.0;
+}
+
+int lk_steps_resolved(const double *runs, const double *zero_step_runs, int pairs)
+{
+    if (pairs < 1)
+        return 0;
+    double fastest = zero_step_runs[0], slowest = zero_step_runs[0];
+    for (int i = 1; i < pairs; i++) {
+        fastest = zero_step_runs[i] < fastest ? zero_step_runs[i] : fastest;
+        slowest = zero_step_runs[i] > slowest ? zero_step_runs[i] : slowest;
+    }
+    const double steps_ms = median_pair_difference(runs, zero_step_runs, pairs);
+    return steps_ms > 0.0 && steps_ms >= 2.0 * (slowest - fastest);
 }
 
 static int check_args(const char *who, lk_region_fn fn, int warmup, int repeats,

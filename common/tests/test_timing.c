@@ -82,6 +82,27 @@ Test(timing, per_step_without_pairs_or_steps_is_zero)
     cr_assert_eq(lk_per_step_of_pairs(runs, zero, 1, 0), 0.0);
 }
 
+/* ---- lk_steps_resolved ---- */
+
+/* 0-step runs spread over 10 ms: steps that add 20 ms stand out, 19 do not. */
+Test(timing, steps_resolved_when_they_add_twice_the_zero_step_spread)
+{
+    const double zero[] = {100, 110, 105};
+    const double runs_20[] = {120, 130, 125}, runs_19[] = {119, 129, 124};
+    cr_assert_eq(lk_steps_resolved(runs_20, zero, 3), 1);
+    cr_assert_eq(lk_steps_resolved(runs_19, zero, 3), 0);
+}
+
+/* A fast kernel's steps drowned in the transfers' jitter: some pairs even come out negative. */
+Test(timing, steps_within_the_noise_are_not_resolved)
+{
+    const double runs[] = {75, 69, 81, 78, 72}, zero[] = {78, 80, 70, 77, 79};
+    cr_assert_eq(lk_steps_resolved(runs, zero, 5), 0);
+    const double none[] = {100, 100}, same_zero[] = {100, 100};
+    cr_assert_eq(lk_steps_resolved(none, same_zero, 2), 0, "no time added is never resolved");
+    cr_assert_eq(lk_steps_resolved(runs, zero, 0), 0, "no pairs");
+}
+
 /* ---- lk_wall_seconds / lk_time_wall ---- */
 
 typedef struct counter {

@@ -28,6 +28,14 @@ typedef struct lk_stats {
 double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, int pairs,
                             int steps);
 
+/**
+ * Whether the steps of lk_per_step_of_pairs' runs stand out of the run-to-run noise: the median
+ * of the pairs' differences is at least twice the spread (slowest - fastest) of the 0-step runs.
+ * When it is not, the time per step is noise: time more steps, or read a kernel profile.
+ * 0 when @p pairs < 1 (or out of memory).
+ */
+int lk_steps_resolved(const double *runs, const double *zero_step_runs, int pairs);
+
 /** A region to time: returns 0 on success, -1 with @p err filled on failure. */
 typedef int (*lk_region_fn)(void *ctx, lk_error *err);
 
