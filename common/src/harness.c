@@ -705,7 +705,7 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
            ms, min_int(s[SERIES_STEPS].n, s[SERIES_ZERO].n));
     if (!resolved)
         printf("  NOISE              the %d steps add less than twice the spread of the 0-step "
-               "runs (%.1f ms): this time per step is noise; time more steps (--steps) or read "
+               "runs (%.1f ms): the figure above is noise; time more steps (--steps) or read "
                "the kernel time of make bench-profile\n",
                run->steps, s[SERIES_ZERO].max - s[SERIES_ZERO].min);
     printf("  cell updates/s     %.3e\n", updates);

@@ -28,6 +28,7 @@ for s in "${shapes[@]}"; do
         continue
     fi
     ms=$(awk '/time per step/ {print $4}' <<<"$out")
+    grep -q '^  NOISE' <<<"$out" && ms="$ms (noise)"
     gbs=$(awk '/effective bandwidth/ {print $3}' <<<"$out")
     pct=$(awk '/% of copy/ {print $4}' <<<"$out")
     vs_serial=$(awk '/speedup vs serial/ {print $NF}' <<<"$out")

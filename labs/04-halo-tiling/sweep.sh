@@ -55,6 +55,7 @@ for v in $variants; do
         fi
         [ -z "$device" ] && device=$(echo "$out" | sed -n 's/^bench .* on //p' | head -n 1)
         ms=$(echo "$out" | awk '/time per step/ {print $4}')
+        echo "$out" | grep -q '^  NOISE' && ms="$ms (noise)"
         gbs=$(echo "$out" | awk '/effective bandwidth/ {print $3}')
         pct=$(echo "$out" | awk '/% of copy/ {print $4}')
         printf '%-8s %-7s %-7s %12s %12s %10s\n' "$v" "$t" "$b" "$ms" "$gbs" "$pct"

@@ -42,6 +42,7 @@ for v in diamond honeycomb; do
         fi
         [ -z "$device" ] && device=$(echo "$out" | sed -n 's/^bench .* on //p' | head -n 1)
         ms=$(echo "$out" | awk '/time per step/ {print $4}')
+        echo "$out" | grep -q '^  NOISE' && ms="$ms (noise)"
         vs=$(echo "$out" | awk '/speedup vs linear/ {print $4}')
         ratio=$(awk -v w="$w" -v h="$h" 'BEGIN { printf "%.1f", w / h }')
         printf '%-10s %-9s %6s %12s %10s\n' "$v" "$t" "$ratio" "$ms" "$vs"
