@@ -22,7 +22,11 @@ GRADER_CPPFLAGS = $(CPPFLAGS) -I$(LK_TOP)/grader/src -DGR_NVCC='"$(NVCC)"' \
                   -DGR_CUDA_HOME='"$(CUDA_HOME)"'
 
 SUBMISSIONS ?= grader/examples
-OUT ?= $(LK_BUILD)/grade
+# OUT is a common name in shell environments (CI runners set it): only the command line moves
+# the reports, never a stray environment variable.
+ifneq ($(origin OUT),command line)
+OUT := $(LK_BUILD)/grade
+endif
 GRADE_FLAGS ?=
 
 .PHONY: grader check-grader

@@ -27,7 +27,11 @@ STUDENT_C := $(if $(filter 07,$(LAB_ID)),exchange.c)
 lk_student_var = $(shell printf '%s' '$(basename $(1))' | tr a-z A-Z)
 $(foreach f,$(STUDENT_C),$(eval $(call lk_student_var,$(f)) ?= \
   $(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB)/$(f),$(CURDIR)/$(f))))
-B ?= $(CURDIR)/build/$(VARIANT)
+# B, like OUT for make grade, comes from the command line only: a one-letter environment
+# variable must not move the build.
+ifneq ($(origin B),command line)
+B := $(CURDIR)/build/$(VARIANT)
+endif
 REPORTS ?= $(B)/reports
 PROG := $(B)/lab$(LAB_ID)
 

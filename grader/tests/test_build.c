@@ -301,3 +301,43 @@ Test(build, a_kit_without_examples_says_what_to_grade_instead)
     free(out);
     free(log);
 }
+
+/* `make -n` of @p goal in @p folder of the kit, with @p env before make (VAR=value ...) and
+   OUT and B removed from the environment otherwise: the commands make would run. */
+static char *make_dry_run(const char *env, const char *folder, const char *goal)
+{
+    char *log = gr_strf("%s/make-n.log", dir);
+    char *cmd = gr_strf("cd '%s/%s' && env -u OUT -u B %s make -n --no-print-directory %s > '%s' "
+                        "2>&1",
+                        LK_TOP_DIR, folder, env, goal, log);
+    cr_assert_eq(system(cmd), 0, "%s failed: see %s", cmd, log);
+    lk_error err;
+    char *text = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    free(cmd);
+    free(log);
+    return text;
+}
+
+/* Reports and builds go where the command line says, or to their defaults: an OUT or B left
+   in the environment (a CI runner's, a shell's) moves neither. */
+Test(build, make_takes_out_and_b_from_the_command_line_not_the_environment)
+{
+    char *plain = make_dry_run("", ".", "grade");
+    char *env_out = make_dry_run("OUT=/tmp/labkit-env-out", ".", "grade");
+    char *cmd_out = make_dry_run("", ".", "grade OUT=/tmp/labkit-cmd-out");
+    cr_expect(strstr(plain, "/build/grade"), "no default report folder in:\n%s", plain);
+    cr_expect_str_eq(env_out, plain, "the environment's OUT changed make grade");
+    cr_expect(strstr(cmd_out, "--out /tmp/labkit-cmd-out"), "OUT=... was ignored:\n%s", cmd_out);
+    char *lab_plain = make_dry_run("", "labs/01-straightforward", "build");
+    char *lab_env = make_dry_run("B=/tmp/labkit-env-b", "labs/01-straightforward", "build");
+    char *lab_cmd = make_dry_run("", "labs/01-straightforward", "build B=/tmp/labkit-cmd-b");
+    cr_expect_str_eq(lab_env, lab_plain, "the environment's B changed a lab's build");
+    cr_expect(strstr(lab_cmd, "/tmp/labkit-cmd-b/"), "B=... was ignored:\n%s", lab_cmd);
+    free(plain);
+    free(env_out);
+    free(cmd_out);
+    free(lab_plain);
+    free(lab_env);
+    free(lab_cmd);
+}
