@@ -78,7 +78,10 @@ check:
 	@$(MAKE) --no-print-directory check-suites
 	@tools/summary.sh $(REPORTS)
 
-check-suites: check-common check-datasets check-labs check-grader
+# The grader's suites time GPU code (the examples' performance stage), so under make -j they
+# start when the other suites are done, never beside a lab's GPU tests on the same GPU.
+check-suites: check-common check-datasets check-labs grader-tests
+	@$(MAKE) --no-print-directory check-grader
 
 check-common: $(COMMON_TESTS)
 	@for t in $(COMMON_TESTS); do tools/run-suite.sh $(REPORTS) common-$${t##*/test_} $$t; done

@@ -29,9 +29,11 @@ OUT := $(LK_BUILD)/grade
 endif
 GRADE_FLAGS ?=
 
-.PHONY: grader check-grader
+.PHONY: grader grader-tests check-grader
 
 grader: $(GRADER)
+
+grader-tests: $(GRADER_TESTS) $(GRADER) $(GRADER_HOSTILE)
 
 $(GRADER_BUILD)/obj/%.o: grader/src/%.c $(GRADER_HEADERS) $(LK_HEADERS) grader/grader.mk
 	@mkdir -p $(@D)
@@ -67,5 +69,5 @@ grade: lib $(GRADER)
 	@$(GRADER) --kit $(LK_TOP) --lib $(LK_LIB) --submissions $(SUBMISSIONS) --out $(OUT) $(GRADE_FLAGS); \
 	status=$$?; [ $$status -eq 0 ] || [ $$status -eq 4 ] || exit $$status
 
-check-grader: $(GRADER_TESTS) $(GRADER) $(GRADER_HOSTILE)
+check-grader: grader-tests
 	@for t in $(GRADER_TESTS); do tools/run-suite.sh $(REPORTS) grader-$${t##*/test_} $$t; done
