@@ -62,7 +62,8 @@ $(LK_BUILD)/common/%.o: common/src/%.cu $(LK_HEADERS) common/common.mk
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
 	$(lk_say) CC $<
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_HARNESS_LDFLAGS) $(LK_LIB) \
+	  $(LK_TEST_LIBS) $(LK_LIBS)
 
 tools: $(GEN)
 

@@ -30,6 +30,9 @@ NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 --fmad=false $(NVCC_ARCHFLAGS) \
              -Xcompiler -ffp-contract=off,-fno-fast-math,-Wall
 LDFLAGS += -L$(CUDA_HOME)/lib64 -pthread
+# A program that links the harness (labkit/harness.h) links its cudaMalloc wrapper, which
+# poisons the student's device allocations (common/src/cuda_poison.c).
+LK_HARNESS_LDFLAGS := -Wl,--wrap=cudaMalloc
 LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -lstdc++ -ldl -lrt -lm
 LK_TEST_LIBS := -lcriterion
 

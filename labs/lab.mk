@@ -43,8 +43,7 @@ LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(ad
             $(B)/kernels.o $(patsubst %.c,$(B)/%.o,$(STUDENT_C))
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
-# The harness poisons every device allocation of the student's code (common/src/cuda_poison.c).
-LAB_LDFLAGS := $(LDFLAGS) -Wl,--wrap=cudaMalloc
+LAB_LDFLAGS := $(LDFLAGS) $(LK_HARNESS_LDFLAGS)
 # Labs that run under MPI (lab 07): Open MPI's compile and link flags from its mpicc wrapper,
 # and for the tests the driver they start under mpirun.
 ifeq ($(LAB_ID),07)

@@ -129,7 +129,10 @@ typedef struct lk_output_shape {
 
 /** One call of the lab's GPU code, as lk_run_next_gpu_call() describes it. */
 typedef struct lk_gpu_call {
-    double *out;          /**< Host output of lk_run::len doubles, poisoned: fill it. */
+    double *out;          /**< Host output of lk_run::len doubles, poisoned: fill it. From
+                               1 MiB up, it and the inputs lk_run_loaded() was given are
+                               page-locked (cudaHostRegister) until the last call returns:
+                               do not register them again. */
     int steps;            /**< Steps to run. */
     int block_x;          /**< Thread block width. */
     int block_y;          /**< Thread block height. */

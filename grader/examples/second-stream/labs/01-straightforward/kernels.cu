@@ -97,8 +97,8 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
     const size_t bytes = (size_t)rows * cols * sizeof(double);
     cudaStream_t side;
     LK_CUDA_TRY(err, cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-    // Pinned, so that cudaMemcpyAsync returns at once; the driver may hand the same buffer
-    // again, already registered.
+    // Pinned, so that cudaMemcpyAsync returns at once. The driver page-locks outputs from
+    // 1 MiB up itself and may hand the same buffer again: already registered is fine.
     cudaError_t reg = cudaHostRegister(h_out, bytes, cudaHostRegisterDefault);
     if (reg == cudaErrorHostMemoryAlreadyRegistered)
         cudaGetLastError();
@@ -109,7 +109,7 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
     LK_CUDA_TRY(err, cudaMallocAsync(&d_h, bytes, side));
     LK_CUDA_TRY(err, cudaMallocAsync(&d_Sf, 4 * bytes, side));
     LK_CUDA_TRY(err, cudaMemsetAsync(d_Sf, 0, 4 * bytes, side));
-    // Pageable sources: these two return once the data is staged, not when it has landed.
+    // These two return once the data is staged (pageable, under 1 MiB) or queued (page-locked).
     LK_CUDA_TRY(err, cudaMemcpyAsync(d_z, z, bytes, cudaMemcpyHostToDevice, side));
     LK_CUDA_TRY(err, cudaMemcpyAsync(d_h, h_in, bytes, cudaMemcpyHostToDevice, side));
     if (rows >= 3 && cols >= 3) {
