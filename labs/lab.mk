@@ -13,26 +13,23 @@ LAB := $(notdir $(CURDIR))
 LAB_ID := $(firstword $(subst -, ,$(LAB)))
 include $(CURDIR)/../../common/common.mk
 
-VARIANT ?= student
-ifeq ($(VARIANT),solution)
-  KERNELS ?= $(LK_TOP)/solutions/$(LAB)/kernels.cu
-else
-  KERNELS ?= $(CURDIR)/kernels.cu
-endif
+# $(call lk_default,VAR,VALUE): VAR is VALUE unless the command line sets it. The variables
+# that choose the code built and tested, and where a build and its reports go, ignore the
+# environment: a VARIANT or B left in a shell must not swap the code or move the build.
+lk_default = $(if $(filter command line,$(origin $(1))),,$(eval $(1) := $(2)))
+
+$(call lk_default,VARIANT,student)
+$(call lk_default,KERNELS,$(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB),$(CURDIR))/kernels.cu)
 # Student files in C beside kernels.cu (lab 07: exchange.c). Each NAME.c is built from the
 # path in the make variable NAME in capitals (EXCHANGE=...): the lab's own file, or under
 # VARIANT=solution the solution's. The grader passes them as its rubric's `student-file NAME
 # MAKEVAR` lines say.
 STUDENT_C := $(if $(filter 07,$(LAB_ID)),exchange.c)
 lk_student_var = $(shell printf '%s' '$(basename $(1))' | tr a-z A-Z)
-$(foreach f,$(STUDENT_C),$(eval $(call lk_student_var,$(f)) ?= \
+$(foreach f,$(STUDENT_C),$(call lk_default,$(call lk_student_var,$(f)),\
   $(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB)/$(f),$(CURDIR)/$(f))))
-# B, like OUT for make grade, comes from the command line only: a one-letter environment
-# variable must not move the build.
-ifneq ($(origin B),command line)
-B := $(CURDIR)/build/$(VARIANT)
-endif
-REPORTS ?= $(B)/reports
+$(call lk_default,B,$(CURDIR)/build/$(VARIANT))
+$(call lk_default,REPORTS,$(B)/reports)
 PROG := $(B)/lab$(LAB_ID)
 
 LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h)
