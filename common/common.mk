@@ -33,6 +33,9 @@ LDFLAGS += -L$(CUDA_HOME)/lib64 -pthread
 # A program that links the harness (labkit/harness.h) links its cudaMalloc wrapper, which
 # poisons the student's device allocations (common/src/cuda_poison.c).
 LK_HARNESS_LDFLAGS := -Wl,--wrap=cudaMalloc
+# The machine-wide GPU lock (flock): the grader's GPU stages and make bench take it, so that
+# no two of them time on one GPU at once.
+LK_GPU_LOCK := /tmp/labkit-gpu.lock
 LK_LIBS := -lpng16 -lz -lcrypto -lcudart_static -lstdc++ -ldl -lrt -lm
 LK_TEST_LIBS := -lcriterion
 

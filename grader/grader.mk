@@ -19,7 +19,7 @@ GRADER_TESTS := $(patsubst grader/tests/%.c,$(GRADER_BUILD)/tests/%,$(wildcard g
 # cJSON reads the drivers' result lines; libseccomp builds the sandbox's system-call filter.
 GRADER_LIBS := -lcjson -lseccomp
 GRADER_CPPFLAGS = $(CPPFLAGS) -I$(LK_TOP)/grader/src -DGR_NVCC='"$(NVCC)"' \
-                  -DGR_CUDA_HOME='"$(CUDA_HOME)"'
+                  -DGR_CUDA_HOME='"$(CUDA_HOME)"' -DGR_GPU_LOCK='"$(LK_GPU_LOCK)"'
 
 SUBMISSIONS ?= grader/examples
 # OUT is a common name in shell environments (CI runners set it): only the command line moves

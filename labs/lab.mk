@@ -119,23 +119,25 @@ run: $(PROG)
 # instead of the driver's --bench.
 BENCH_RUNS := $(wildcard $(CURDIR)/bench.runs)
 LAB_BENCH := $(wildcard $(CURDIR)/scaling.sh)
+# Each timed command holds the GPU lock that the grader takes (tools/gpu-lock.sh).
+GPU_LOCKED := $(LK_TOP)/tools/gpu-lock.sh $(LK_GPU_LOCK)
 bench: $(PROG)
 ifneq ($(LAB_BENCH),)
-	PROG=$(PROG) $(LAB_BENCH) $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+	PROG=$(PROG) $(GPU_LOCKED) $(LAB_BENCH) $(if $(BENCH_CSV),--csv $(BENCH_CSV))
 else
-	$(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
+	$(GPU_LOCKED) $(PROG) --bench $(if $(BENCH_CSV),--csv $(BENCH_CSV))
 endif
 ifneq ($(BENCH_RUNS),)
 	@grep -v '^[[:space:]]*\(#\|$$\)' $(BENCH_RUNS) | while read -r args; do \
 	  echo "$(PROG) --bench $$args"; \
-	  $(PROG) --bench $$args $(if $(BENCH_CSV),--csv $(BENCH_CSV)) </dev/null || exit 1; \
+	  $(GPU_LOCKED) $(PROG) --bench $$args $(if $(BENCH_CSV),--csv $(BENCH_CSV)) </dev/null || exit 1; \
 	done
 endif
 
 # Measured DRAM bytes per step (tools/bench-profile.sh) on the bench dataset (the driver's -h
 # names it) and on the datasets that bench.runs names.
 bench-profile: $(PROG)
-	@$(LK_TOP)/tools/bench-profile.sh $(LAB) $(PROG) $(PROFILE_CSV) \
+	@$(GPU_LOCKED) $(LK_TOP)/tools/bench-profile.sh $(LAB) $(PROG) $(PROFILE_CSV) \
 	  $$($(PROG) -h | sed -n 's/.*--bench *performance report on \([^ ]*\).*/\1/p') \
 	  $(if $(BENCH_RUNS),$$(sed -n 's/.*--dataset \([^ ]*\).*/\1/p' $(BENCH_RUNS) | sort -u))
 

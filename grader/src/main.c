@@ -14,6 +14,9 @@
 #ifndef LK_TOP_DIR
 #error "compile with -DLK_TOP_DIR='\"path to the kit\"'"
 #endif
+#ifndef GR_GPU_LOCK
+#error "compile with -DGR_GPU_LOCK='\"lock file\"' (grader.mk: common.mk's LK_GPU_LOCK)"
+#endif
 
 enum { EXIT_ERROR = 1, EXIT_USAGE = 2 };
 
@@ -36,8 +39,8 @@ static void usage(FILE *f)
           "  --no-gpu                do not run the GPU stages even if a GPU is present\n"
           "  --assume-gpu WHAT       run the GPU stages without probing for a device (for\n"
           "                          testing the grader with stand-in drivers)\n"
-          "  --gpu-lock FILE         lock serialising GPU work across graders\n"
-          "                          (default: /tmp/labkit-grader-gpu.lock)\n"
+          "  --gpu-lock FILE         lock serialising GPU work across graders and make bench\n"
+          "                          (default: " GR_GPU_LOCK ")\n"
           "  --cuda-arch ARCH        CUDA_ARCH for every build (default: lab.mk's choice)\n"
           "  --accept-implausible    score timings the rubric's `plausible` rules flag\n"
           "                          (after an instructor reviewed them)\n"
@@ -76,7 +79,7 @@ static int parse_args(int argc, char **argv, gr_options *o)
     o->kit = LK_TOP_DIR;
     o->jobs = -1;
     o->runs = -1;
-    o->gpu_lock = "/tmp/labkit-grader-gpu.lock";
+    o->gpu_lock = GR_GPU_LOCK;
     opterr = 0;
     int c;
     lk_error err;

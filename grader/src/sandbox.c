@@ -574,7 +574,7 @@ int gr_gpu_trylock(const char *path, lk_error *err)
         int e = errno;
         close(fd);
         return lk_fail(err, "%s: %s", path,
-                       e == EWOULDBLOCK ? "held by another grader run" : strerror(e));
+                       e == EWOULDBLOCK ? "held by another grader run or make bench" : strerror(e));
     }
     return fd;
 }
@@ -586,7 +586,8 @@ int gr_gpu_lock(const char *path, lk_error *err)
         return -1;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0)
         return fd;
-    printf("waiting for the GPU lock %s: another grader run is using the GPU\n", path);
+    printf("waiting for the GPU lock %s: another grader run or make bench is using the GPU\n",
+           path);
     fflush(stdout);
     while (flock(fd, LOCK_EX) != 0) {
         if (errno != EINTR || gr_stop_requested) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs a command holding the kit's machine-wide GPU lock (flock, exclusive): the lock the
+# grader takes for its GPU stages, so that make bench and a grading run never time on one GPU
+# at once. Waits, and says so, while another holder has it; exits with the command's status.
+# usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]
+set -uo pipefail
+
+lock=${1:?usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]}
+shift
+[ $# -gt 0 ] || { echo "usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]" >&2; exit 2; }
+command -v flock >/dev/null 2>&1 || {
+    echo "gpu-lock: flock not found: apt-get install util-linux" >&2; exit 1; }
+
+if ! exec 9>>"$lock"; then
+    echo "gpu-lock: cannot open the GPU lock file $lock: set LK_GPU_LOCK in common/common.mk" \
+         "(and give the grader the same --gpu-lock)" >&2
+    exit 1
+fi
+# Other users' graders and benches must be able to take it too.
+[ -O "$lock" ] && chmod 0666 "$lock" 2>/dev/null
+if ! flock -n 9; then
+    echo "waiting for the GPU lock $lock: a grader run or another make bench is using the GPU" >&2
+    flock 9 || { echo "gpu-lock: cannot take the GPU lock $lock" >&2; exit 1; }
+fi
+# The command inherits descriptor 9, and with it the lock, until it exits.
+exec "$@"
