@@ -237,6 +237,12 @@ else
     optional "doxygen not found (needed for make docs only): apt-get install doxygen"
 fi
 
+if command -v flock >/dev/null 2>&1; then
+    ok "flock: make bench takes the grader's GPU lock with it"
+else
+    optional "flock not found (make bench takes the grader's GPU lock with it): apt-get install util-linux"
+fi
+
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)
 for d in "$cuda_home/bin" "$cuda_home/compute-sanitizer"; do
     [ -z "$sanitizer" ] && [ -n "$cuda_home" ] && [ -x "$d/compute-sanitizer" ] && sanitizer=$d/compute-sanitizer
