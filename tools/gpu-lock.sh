@@ -3,13 +3,25 @@
 # grader takes for its GPU stages, so that make bench and a grading run never time on one GPU
 # at once. Waits, and says so, while another holder has it; exits with the command's status.
 # usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]
+#   LOCKFILE - is the kit's, LK_GPU_LOCK of common/common.mk (for scripts run outside make).
+# A command already running under the lock (a sweep inside make bench) runs at once.
 set -uo pipefail
 
-lock=${1:?usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]}
+usage="usage: gpu-lock.sh LOCKFILE|- COMMAND [ARG...]"
+lock=${1:?$usage}
 shift
-[ $# -gt 0 ] || { echo "usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
+if [ "$lock" = - ]; then
+    common_mk=$(dirname "$(readlink -f "$0")")/../common/common.mk
+    lock=$(sed -n 's/^LK_GPU_LOCK *:= *//p' "$common_mk" 2>/dev/null)
+    [ -n "$lock" ] || { echo "gpu-lock: no LK_GPU_LOCK in $common_mk" >&2; exit 1; }
+fi
 command -v flock >/dev/null 2>&1 || {
     echo "gpu-lock: flock not found: apt-get install util-linux" >&2; exit 1; }
+# Descriptor 9 inherited from a gpu-lock.sh up the process tree shares its lock.
+if [ -e /proc/self/fd/9 ] && [ /proc/self/fd/9 -ef "$lock" ] && flock -n 9 2>/dev/null; then
+    exec "$@"
+fi
 
 if ! exec 9>>"$lock"; then
     echo "gpu-lock: cannot open the GPU lock file $lock: set LK_GPU_LOCK in common/common.mk" \

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu-lock.sh without a GPU: a command runs while the lock is free and keeps it while it runs;
 # it waits, and says why, while another holder (flock(2), as the grader takes it) has the lock;
-# its exit status comes through. Then every timed command of make bench goes through it, with
-# the lock file the grader uses by default.
+# its exit status comes through; a command already under it takes it again at once. Then
+# every timed command of make bench, of the sweep scripts and of lab 07's scaling.sh goes
+# through it, with the lock file the grader uses by default.
 # usage: test-gpu-lock.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +42,15 @@ check "the command holds the lock while it runs" bash -c "! flock -n '$lock' tru
 wait "$holder"; holder=
 check "and releases it when it exits" flock -n "$lock" true
 
+echo "nesting and the kit's lock file:"
+# (make bench runs scaling.sh under the lock, and scaling.sh each mpirun: the shell in between
+# keeps holding it while its child asks.)
+status=0
+timeout 5 "$here/gpu-lock.sh" "$lock" bash -c '"$1" "$2" true && echo inner' _ "$here/gpu-lock.sh" \
+    "$lock" > "$work/nested" 2>&1 || status=$?
+check "a command already under the lock takes it again at once (status $status)" \
+    grep -qx inner "$work/nested"
+
 echo "make bench:"
 lab=$top/labs/01-straightforward
 dry=$(make -n -C "$lab" bench VARIANT=student 2>/dev/null)
@@ -55,6 +65,43 @@ grader=$top/build/grader/labkit-grade
 make -s -C "$top" "$grader" >/dev/null
 check "the grader's default lock is make bench's ($lock_path)" \
     grep -q "(default: $lock_path)" <<<"$("$grader" --help 2>&1)"
+
+# "-" is that same file, for the scripts students run outside make.
+"$here/gpu-lock.sh" - sleep 3 & holder=$!
+sleep 0.5
+check "gpu-lock.sh - takes $lock_path" bash -c "! flock -n '$lock_path' true"
+wait "$holder"; holder=
+
+# The sweep scripts: a stand-in driver records whether each timed run holds the lock (a
+# stand-in nvidia-smi and mpirun let lab 07's scaling.sh run without GPU or MPI).
+echo "sweeps and scaling:"
+mkdir -p "$work/bin"
+cat > "$work/bin/driver" <<EOS
+#!/usr/bin/env bash
+if flock -n '$lock_path' true; then echo free; else echo held; fi >> "\$RECORD"
+printf '  time per step      0.1000 ms\n  effective bandwidth 1.0 GB/s\n  %% of copy          1.0 %%\n'
+EOS
+printf '#!/bin/sh\necho "GPU 0: stand-in"\n' > "$work/bin/nvidia-smi"
+printf '#!/usr/bin/env bash\nwhile [ "${1#-}" != "$1" ] || [[ $1 =~ ^[0-9]+$ ]]; do shift; done\nexec "$@"\n' \
+    > "$work/bin/mpirun"
+chmod +x "$work/bin/driver" "$work/bin/nvidia-smi" "$work/bin/mpirun"
+sweep() { # sweep NAME SCRIPT ARGS...: every driver run of SCRIPT holds the lock
+    local name=$1 script=$2; shift 2
+    : > "$work/record"
+    PATH=$work/bin:$PATH RECORD=$work/record PROG=$work/bin/driver "$script" "$@" \
+        >/dev/null 2>&1 || true
+    local runs held
+    runs=$(wc -l < "$work/record"); held=$(grep -c '^held$' "$work/record" || true)
+    check "$name: every timed run holds the lock ($held of $runs)" \
+        test "$runs" -gt 0 -a "$held" = "$runs"
+}
+sweep "lab 02 sweep.sh" "$top/labs/02-coalescing/sweep.sh" 32x8 32x4
+sweep "lab 03 sweep.sh" "$top/labs/03-shared-memory/sweep.sh" 32x4
+VARIANTS=fast FAST_TILES="32x4 32x8" sweep "lab 04 sweep.sh" "$top/labs/04-halo-tiling/sweep.sh"
+DIAMOND_TILES=128x64 HONEYCOMB_TILES=512x64 \
+    sweep "lab 05 sweep.sh" "$top/labs/05-diamond-tiling/sweep.sh"
+RANKS="1 2" WEAK_RANKS=1 LOGS=$work/logs \
+    sweep "lab 07 scaling.sh" "$top/labs/07-mpi-split/scaling.sh"
 
 if [ "$fails" -ne 0 ]; then
     echo "test-gpu-lock: $fails check(s) failed" >&2

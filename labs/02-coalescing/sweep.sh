@@ -7,9 +7,12 @@
 #              STEPS=N                   GPU steps per timed run (default 500)
 #              EXTRA="options"           more driver options, e.g. "--dataset swe-dam-1000"
 set -euo pipefail
+kit=$(cd "$(dirname "$0")/../.." && pwd)
 cd "${LAB_DIR:-$(dirname "$0")}"
 lab=$(basename "$PWD")
-prog=build/${VARIANT:-student}/lab${lab%%-*}
+prog=${PROG:-build/${VARIANT:-student}/lab${lab%%-*}}
+# Each timed run holds the GPU lock the grader and make bench take.
+locked=("$kit/tools/gpu-lock.sh" -)
 if [ ! -x "$prog" ]; then
     echo "sweep: $prog not found: run make${VARIANT:+ VARIANT=$VARIANT} first" >&2
     exit 1
@@ -23,7 +26,7 @@ printf '| block | ms per step | effective GB/s | %% of copy | speedup vs serial 
 printf '|---|---|---|---|---|---|\n'
 for s in "${shapes[@]}"; do
     # shellcheck disable=SC2086
-    if ! out=$("$prog" --bench --block "$s" --steps "${STEPS:-500}" --repeat 3 ${EXTRA:-} 2>&1); then
+    if ! out=$("${locked[@]}" "$prog" --bench --block "$s" --steps "${STEPS:-500}" --repeat 3 ${EXTRA:-} 2>&1); then
         printf '| %s | failed: %s |\n' "$s" "$(tail -n 1 <<<"$out")"
         continue
     fi

@@ -10,6 +10,7 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=${PROG:-$here/build/${VARIANT:-student}/lab04}
+locked=("$here/../../tools/gpu-lock.sh" -) # each timed run holds the grader's GPU lock
 variants=${VARIANTS:-halo nohalo fused fast}
 halo_tiles=${HALO_TILES:-8x4 8x8 16x4 16x8 32x4 32x8 30x6 62x6 14x14 30x14 30x30}
 nohalo_tiles=${NOHALO_TILES:-8x4 8x8 16x4 16x8 32x4 32x8 32x16 64x4 128x2 16x16 32x32}
@@ -43,7 +44,7 @@ for v in $variants; do
     for t in $tiles; do
         b=$(block_of "$v" "$t")
         # One serial step is enough to check the result; the GPU steps are the bench's.
-        out=$("$prog" --bench --serial-steps 1 --variant "$v" --tile "$t" "$@" 2>&1)
+        out=$("${locked[@]}" "$prog" --bench --serial-steps 1 --variant "$v" --tile "$t" "$@" 2>&1)
         status=$?
         if [ $status -ne 0 ] && echo "$out" | grep -q "no CUDA device"; then
             echo "$out" | tail -n 1 >&2

@@ -11,6 +11,7 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=${PROG:-$here/build/${VARIANT:-student}/lab05}
+locked=("$here/../../tools/gpu-lock.sh" -) # each timed run holds the grader's GPU lock
 diamond_tiles=${DIAMOND_TILES:-32x16 64x32 128x64 256x128 512x256 1024x512}
 honeycomb_tiles=${HONEYCOMB_TILES:-256x16 256x32 256x64 512x16 512x32 512x64 512x128 1024x32 1024x64 1024x128 1024x256}
 csv=${CSV:-}
@@ -30,7 +31,7 @@ for v in diamond honeycomb; do
     for t in $tiles; do
         w=${t%x*} h=${t#*x}
         # One serial step is enough to check the result; the GPU steps are the bench's.
-        out=$("$prog" --bench --serial-steps 1 --variant "$v" --tile "$t" "$@" 2>&1)
+        out=$("${locked[@]}" "$prog" --bench --serial-steps 1 --variant "$v" --tile "$t" "$@" 2>&1)
         status=$?
         if [ $status -ne 0 ] && echo "$out" | grep -q "no CUDA device\|no GPU"; then
             echo "$out" | tail -n 1 >&2

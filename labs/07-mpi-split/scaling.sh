@@ -26,6 +26,7 @@
 #   LOGS=dir                             keep each run's log there (default: a temporary one)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+locked=("$here/../../tools/gpu-lock.sh" -) # each run holds the grader's GPU lock
 prog=${PROG:-$here/build/${VARIANT:-student}/lab07}
 csv=
 while [ $# -gt 0 ]; do
@@ -75,7 +76,7 @@ run() {
     local log=$out/$kind-$np.log rows_csv=$out/$kind-$np.csv
     rm -f "$rows_csv"
     echo "scaling: $kind, $np rank(s): mpirun -np $np ${mpirun_opts[*]} lab07 --bench $* --steps $steps" >&2
-    if ! mpirun -np "$np" --oversubscribe "${root_opt[@]}" "${mpirun_opts[@]}" "$prog" --bench "$@" \
+    if ! "${locked[@]}" mpirun -np "$np" --oversubscribe "${root_opt[@]}" "${mpirun_opts[@]}" "$prog" --bench "$@" \
             --steps "$steps" --repeat "$repeat" --serial-steps 1 --csv "$rows_csv" > "$log" 2>&1; then
         echo "scaling: the run failed; the end of its log ($log):" >&2
         tail -n 20 "$log" >&2
