@@ -13,8 +13,6 @@
 #include "given.h"
 #include "labkit/cuda_check.h"
 
-namespace cg = cooperative_groups;
-
 // Positional (C++ has no designated initializers before C++20): name, help, tile, given,
 // reorders, named_only, cpu, compare_with. `linear` stays the last given variant: the
 // baseline of the string's --bench.
@@ -146,10 +144,10 @@ static __device__ double u_at(const double *y, int n, long q)
 // the read-only cache that restrict allows could serve stale.
 static __device__ void step_point(int n, long p, const double *cur, double *next)
 {
-    const double2 uv = reinterpret_cast<const double2 *>(cur)[p];
+    const double2 uv = ((const double2 *)cur)[p];
     double2 out;
     lk_vstring_point_step(u_at(cur, n, p - 1), uv.x, u_at(cur, n, p + 1), uv.y, &out.x, &out.y);
-    reinterpret_cast<double2 *>(next)[p] = out;
+    ((double2 *)next)[p] = out;
 }
 
 static __global__ void linear_step(int n, const double *__restrict__ cur,
@@ -164,14 +162,13 @@ static __global__ void linear_step(int n, const double *__restrict__ cur,
 // barrier separates the steps; the result is in y[steps % 2].
 static __global__ void persistent_steps(int n, int steps, double *y0, double *y1)
 {
-    cg::grid_group grid = cg::this_grid();
     const long stride = (long)gridDim.x * blockDim.x;
     for (int s = 0; s < steps; s++) {
         const double *cur = s % 2 == 0 ? y0 : y1;
         double *next = s % 2 == 0 ? y1 : y0;
         for (long p = (long)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += stride)
             step_point(n, p, cur, next);
-        grid.sync();
+        cooperative_groups::this_grid().sync(); // CUDA's only grid-wide barrier is this C++ API
     }
 }
 
@@ -300,7 +297,7 @@ static __global__ void bruss_linear_step(int m, const double *__restrict__ cur,
     if (p >= (long)m * m)
         return;
     const int k = (int)(p / m), j = (int)(p % m);
-    const double2 *y = reinterpret_cast<const double2 *>(cur);
+    const double2 *y = (const double2 *)cur;
     const double2 me = y[p];
     const double2 n = y[(long)lk_bruss_reflect(k - 1, m) * m + j];
     const double2 s = y[(long)lk_bruss_reflect(k + 1, m) * m + j];
@@ -309,7 +306,7 @@ static __global__ void bruss_linear_step(int m, const double *__restrict__ cur,
     double2 out;
     lk_bruss_point_step(lk_bruss_h(m), lk_bruss_c(m), me.x, me.y, &n.x, &s.x, &w.x, &e.x,
                         &out.x, &out.y);
-    reinterpret_cast<double2 *>(next)[p] = out;
+    ((double2 *)next)[p] = out;
 }
 
 static int run_bruss_linear(int m, int steps, int block, double **d, int *result, lk_error *err)

@@ -231,6 +231,7 @@ __device__ static inline void cell_flows_fast(double zc, double hc, const double
 // bits as the reference's. The sums are cell_flows_fast's: every term added as fma(u, w, s).
 
 #define FAST_FULL_MASK 0xffffffffu
+#define FAST_CELLS 2 // cells per lane, their rounds interleaved
 
 // A round's divisor (the count of kept terms) and its rounded reciprocal, indexed by bits 20-23
 // of the sum of the terms' weights (count x 0x3ff00000, modulo 2^32): 0, 15, 14, 13, 12 and 11
@@ -249,31 +250,33 @@ __device__ static inline void stage_divisors(double2 *s_divisors, int thread)
         s_divisors[thread] = fast_divisors[thread];
 }
 
-// One round for N cells, their operations interleaved so that the cells' chains of dependent
+// One round for a lane's cells, their operations interleaved so that the cells' chains of dependent
 // additions overlap: the sum of m and the kept terms in index order; its quotient by their
 // count, with divide_by's steps (in_range clears when the sum is outside their range); the
-// terms the new average drops. Weights in kept (WEIGHT_ONE or 0) rather than flags: N cells'
+// terms the new average drops. Weights in kept (WEIGHT_ONE or 0) rather than flags: two cells'
 // five flags do not fit the predicate registers, and spilled flags serialise the cells. Their
 // sum, in weights, stands for the count (two additions where counting takes five).
-template <int N>
-__device__ static inline void elimination_round(const double m[N], const double u[N][5],
-                                                unsigned kept[N][5], const double2 *divisors,
-                                                double average[N], bool in_range[N],
-                                                unsigned weights[N])
+__device__ static inline void elimination_round(const double m[FAST_CELLS],
+                                                const double u[FAST_CELLS][5],
+                                                unsigned kept[FAST_CELLS][5],
+                                                const double2 *divisors,
+                                                double average[FAST_CELLS],
+                                                bool in_range[FAST_CELLS],
+                                                unsigned weights[FAST_CELLS])
 {
-    double s[N];
+    double s[FAST_CELLS];
 #pragma unroll
-    for (int c = 0; c < N; c++) {
+    for (int c = 0; c < FAST_CELLS; c++) {
         s[c] = m[c];
         weights[c] = kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4];
     }
 #pragma unroll
     for (int n = 0; n < 5; n++)
 #pragma unroll
-        for (int c = 0; c < N; c++)
+        for (int c = 0; c < FAST_CELLS; c++)
             s[c] = fma(u[c][n], weight_of(kept[c][n]), s[c]);
 #pragma unroll
-    for (int c = 0; c < N; c++) {
+    for (int c = 0; c < FAST_CELLS; c++) {
         in_range[c] = in_range[c] && fabs(s[c]) >= fast_markstein_min;
         const double2 divisor = divisors[(weights[c] >> 20) & 15u]; // (count, RN(1 / count))
         const double q = s[c] * divisor.y;
@@ -282,56 +285,56 @@ __device__ static inline void elimination_round(const double m[N], const double 
 #pragma unroll
     for (int n = 0; n < 5; n++)
 #pragma unroll
-        for (int c = 0; c < N; c++)
+        for (int c = 0; c < FAST_CELLS; c++)
             kept[c][n] = average[c] <= u[c][n] ? 0u : kept[c][n];
 }
 
 // Whether every cell kept, in the round just made, all the terms it summed.
-template <int N>
-__device__ static inline bool cells_settled(const unsigned kept[N][5], const unsigned weights[N])
+__device__ static inline bool cells_settled(const unsigned kept[FAST_CELLS][5],
+                                            const unsigned weights[FAST_CELLS])
 {
     bool settled = true;
 #pragma unroll
-    for (int c = 0; c < N; c++)
+    for (int c = 0; c < FAST_CELLS; c++)
         settled = settled &&
                   kept[c][0] + kept[c][1] + kept[c][2] + kept[c][3] + kept[c][4] == weights[c];
     return settled;
 }
 
-// cell_flows_fast's outflows of N cells, for each cell that moves (the others keep no term from
+// cell_flows_fast's outflows of a lane's cells, for each cell that moves (the others keep no term from
 // the first round on, so they settle at once and get zeros), by rounds in lockstep. Returns a
 // bit per cell with a sum outside divide_by's range, f unset, for the caller's cell_flows_fast.
 // The first round keeps all five terms: the plain sum over 5. (|sums| stay below 2^960: the
 // loaders bound levels.) Call it with the whole warp.
-template <int N>
-__device__ static inline unsigned cells_flows(const double zc[N], const double hc[N],
-                                                           const double v[N][4],
-                                                           const bool moves[N], double f[N][4],
-                                                           const double2 *divisors)
+__device__ static inline unsigned cells_flows(const double zc[FAST_CELLS],
+                                             const double hc[FAST_CELLS],
+                                             const double v[FAST_CELLS][4],
+                                             const bool moves[FAST_CELLS], double f[FAST_CELLS][4],
+                                             const double2 *divisors)
 {
-    double m[N], u[N][5], average[N];
-    bool in_range[N];
-    unsigned kept[N][5];
-    unsigned weights[N];
+    double m[FAST_CELLS], u[FAST_CELLS][5], average[FAST_CELLS];
+    bool in_range[FAST_CELLS];
+    unsigned kept[FAST_CELLS][5];
+    unsigned weights[FAST_CELLS];
 #pragma unroll
-    for (int c = 0; c < N; c++) {
+    for (int c = 0; c < FAST_CELLS; c++) {
         m[c] = hc[c] - fast_epsilon;
         u[c][0] = zc[c] + fast_epsilon;
 #pragma unroll
         for (int n = 0; n < 4; n++)
             u[c][n + 1] = v[c][n];
     }
-    double s[N];
+    double s[FAST_CELLS];
 #pragma unroll
-    for (int c = 0; c < N; c++)
+    for (int c = 0; c < FAST_CELLS; c++)
         s[c] = m[c] + u[c][0];
 #pragma unroll
     for (int n = 1; n < 5; n++)
 #pragma unroll
-        for (int c = 0; c < N; c++)
+        for (int c = 0; c < FAST_CELLS; c++)
             s[c] = s[c] + u[c][n];
 #pragma unroll
-    for (int c = 0; c < N; c++) {
+    for (int c = 0; c < FAST_CELLS; c++) {
         in_range[c] = fabs(s[c]) >= fast_markstein_min;
         const double q = s[c] * fast_fifth;
         average[c] = fma(fma(-q, fast_five, s[c]), fast_fifth, q);
@@ -339,15 +342,15 @@ __device__ static inline unsigned cells_flows(const double zc[N], const double h
 #pragma unroll
     for (int n = 0; n < 5; n++)
 #pragma unroll
-        for (int c = 0; c < N; c++)
+        for (int c = 0; c < FAST_CELLS; c++)
             kept[c][n] = moves[c] && average[c] > u[c][n] ? WEIGHT_ONE : 0u; // > is !(<=): no NaN
-    elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
-    elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
-    while (!__all_sync(FAST_FULL_MASK, cells_settled<N>(kept, weights)))
-        elimination_round<N>(m, u, kept, divisors, average, in_range, weights);
+    elimination_round(m, u, kept, divisors, average, in_range, weights);
+    elimination_round(m, u, kept, divisors, average, in_range, weights);
+    while (!__all_sync(FAST_FULL_MASK, cells_settled(kept, weights)))
+        elimination_round(m, u, kept, divisors, average, in_range, weights);
     unsigned out_of_range = 0;
 #pragma unroll
-    for (int c = 0; c < N; c++) {
+    for (int c = 0; c < FAST_CELLS; c++) {
 #pragma unroll
         for (int k = 0; k < 4; k++)
             f[c][k] = fma(average[c] - u[c][k + 1], flow_weight_of(kept[c][k + 1]), 0.0);
@@ -441,34 +444,124 @@ __device__ static inline int segment_rows(lab04_box region, int strips, int warp
 }
 
 // A lane's two columns (a, then b) in one row: altitude and thickness, and their levels.
-struct cell_pair {
+typedef struct {
     double za, ha, zb, hb;
-};
-struct level_pair {
+} cell_pair;
+typedef struct {
     double a, b;
-};
+} level_pair;
 
 // Row i of the pair at `at` (column a; b follows), 0 outside the grid (never used).
 __device__ static inline void load_pair(int i, bool a_in_grid, bool b_in_grid, int rows,
                                         long long at, const double *__restrict__ z,
-                                        const double *__restrict__ h, cell_pair &c)
+                                        const double *__restrict__ h, cell_pair *c)
 {
     const bool row_in_grid = i >= 0 && i < rows;
-    c.za = row_in_grid && a_in_grid ? z[at] : 0.0;
-    c.ha = row_in_grid && a_in_grid ? h[at] : 0.0;
-    c.zb = row_in_grid && b_in_grid ? z[at + 1] : 0.0;
-    c.hb = row_in_grid && b_in_grid ? h[at + 1] : 0.0;
+    c->za = row_in_grid && a_in_grid ? z[at] : 0.0;
+    c->ha = row_in_grid && a_in_grid ? h[at] : 0.0;
+    c->zb = row_in_grid && b_in_grid ? z[at + 1] : 0.0;
+    c->hb = row_in_grid && b_in_grid ? h[at + 1] : 0.0;
 }
 
-// MAX_THREADS, MIN_BLOCKS: the block's size bound and the blocks an SM must hold. A lane's two
-// cells need 128 registers: 256- and 512-thread blocks keep them (16 warps per SM, each
-// with two cells' rounds interleaved); 1024-thread blocks, held to 64, spill.
-template <int MAX_THREADS, int MIN_BLOCKS>
-__global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, int rows, int cols,
-                                                         const double *__restrict__ z,
-                                                         const double *__restrict__ h_in,
-                                                         double *__restrict__ h_out,
-                                                         lab04_box *boxes)
+// What a warp's segment of a strip fixes for all its rows: the rows it reads and writes, and
+// which of a lane's two columns lie in the grid, compute outflows and write.
+typedef struct {
+    int rows, cols, first, load_last;
+    bool a_in_grid, b_in_grid, a_computes, b_computes, a_writes, b_writes;
+} fast_segment;
+
+// What one row hands the next: where the loads ahead stand; row r - 1's new thickness so far
+// (lab04_cell_width's sum up to its third term) and South outflow, which wait one row for the
+// North outflow of their South neighbour; and the wet rows and columns written so far.
+typedef struct {
+    long long ahead;
+    double partial_a, south_out_a, partial_b, south_out_b;
+    int first_wet, last_wet;
+    unsigned wet_columns; // bit 0: a, bit 1: b
+} fast_carry;
+
+// Row r of a segment: its z and h in c, the levels of rows r-1 and r in vn and vh; forms row
+// r+1's levels vs from cs (loaded two rows before), loads row r+3 into next, computes row r's
+// outflows and writes row r - 1. The caller rotates the slots, so rows never move between
+// registers.
+__device__ static inline void fast_row(const fast_segment *seg, fast_carry *carry, int r,
+                                       const cell_pair *c, level_pair vn, level_pair vh,
+                                       const cell_pair *cs, level_pair *vs, cell_pair *next,
+                                       const double *__restrict__ z,
+                                       const double *__restrict__ h_in,
+                                       double *__restrict__ h_out, const double2 *divisors)
+{
+    // Row r+3's loads must issue after row r+1's levels are formed: the loads in flight share
+    // one scoreboard, and a use placed after the next loads waits for those too (measured: a
+    // fifth of the wet step). Their predicate reads the levels, which orders them; it always
+    // holds, the loaders keep levels finite. A row past load_last or a column outside the
+    // grid keeps the slot's old (finite) values: no cell that computes reads them.
+    vs->a = cs->za + cs->ha;
+    vs->b = cs->zb + cs->hb;
+    if (r <= seg->load_last && vs->a == vs->a && vs->b == vs->b) {
+        if (seg->a_in_grid) {
+            next->za = z[carry->ahead];
+            next->ha = h_in[carry->ahead];
+        }
+        if (seg->b_in_grid) {
+            next->zb = z[carry->ahead + 1];
+            next->hb = h_in[carry->ahead + 1];
+        }
+    }
+    const double west_a = __shfl_up_sync(FAST_FULL_MASK, vh.b, 1);
+    const double east_b = __shfl_down_sync(FAST_FULL_MASK, vh.a, 1);
+    double f[FAST_CELLS][LK_SCIDDICAT_NFLOWS] = {{0.0}};
+    const bool row_computes = r >= 1 && r <= seg->rows - 2;
+    const bool moves[FAST_CELLS] = {seg->a_computes && row_computes && !fast_is_still(c->ha),
+                                    seg->b_computes && row_computes && !fast_is_still(c->hb)};
+    const double zc[FAST_CELLS] = {c->za, c->zb}, hc[FAST_CELLS] = {c->ha, c->hb};
+    const double v[FAST_CELLS][4] = {{vn.a, west_a, vh.b, vs->a}, {vn.b, vh.a, east_b, vs->b}};
+    // Cells that do not move compute on finite stand-ins and keep zero outflows, so the two
+    // cells' rounds run as one block.
+    if (__any_sync(FAST_FULL_MASK, moves[0] || moves[1])) {
+        const unsigned out_of_range = cells_flows(zc, hc, v, moves, f, divisors);
+        if (out_of_range != 0u) { // rare: one test on the common path
+            if (out_of_range & 1u)
+                cell_flows_fast(c->za, c->ha, v[0], f[0]);
+            if (out_of_range & 2u)
+                cell_flows_fast(c->zb, c->hb, v[1], f[1]);
+        }
+    }
+    const double *fa = f[0], *fb = f[1];
+    // What a receives from the West (the lane before's b) and b from the East.
+    const double in_w_a = __shfl_up_sync(FAST_FULL_MASK, fb[2], 1);
+    const double in_e_b = __shfl_down_sync(FAST_FULL_MASK, fa[1], 1);
+    if (r > seg->first) { // row r - 1
+        const long long above = carry->ahead - 4 * (long long)seg->cols;
+        const double ha_new = carry->partial_a + (fa[0] - carry->south_out_a);
+        const double hb_new = carry->partial_b + (fb[0] - carry->south_out_b);
+        if (seg->a_writes)
+            h_out[above] = ha_new;
+        if (seg->b_writes)
+            h_out[above + 1] = hb_new;
+        const bool a_wet = seg->a_writes && !fast_is_still(ha_new);
+        const bool b_wet = seg->b_writes && !fast_is_still(hb_new);
+        if (a_wet || b_wet) {
+            carry->first_wet = min(carry->first_wet, r - 1);
+            carry->last_wet = r - 1;
+            carry->wet_columns |= (a_wet ? 1u : 0u) | (b_wet ? 2u : 0u);
+        }
+    }
+    carry->ahead += seg->cols;
+    carry->partial_a = ((c->ha + (carry->south_out_a - fa[0])) + (in_w_a - fa[1])) + (fb[1] - fa[2]);
+    carry->partial_b = ((c->hb + (carry->south_out_b - fb[0])) + (fa[2] - fb[1])) + (in_e_b - fb[2]);
+    carry->south_out_a = fa[3];
+    carry->south_out_b = fb[3];
+}
+
+// The step, for each of the kernels below (one per block-size bound): they differ only in the
+// registers the bound leaves. A lane's two cells need 128 registers: 256- and 512-thread blocks
+// keep them (16 warps per SM, each with two cells' rounds interleaved); 1024-thread blocks,
+// held to 64, spill.
+__device__ static __forceinline__ void fast_step(int step, int rows, int cols,
+                                                 const double *__restrict__ z,
+                                                 const double *__restrict__ h_in,
+                                                 double *__restrict__ h_out, lab04_box *boxes)
 {
     __shared__ int s_wet[4]; // the block's box of wet cells: r0, r1, c0, c1
     __shared__ double2 s_divisors[16];
@@ -489,127 +582,59 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
     int wr0 = 0x7fffffff, wr1 = -1, wc0 = 0x7fffffff, wc1 = -1;
     if (warp < warps && !lab04_box_is_empty(region)) {
         const int strips = (region.c1 - region.c0 + FAST_STRIP) / FAST_STRIP;
-        const int seg = segment_rows(region, strips, (int)gridDim.x * warps);
-        const int items = strips * ((region.r1 - region.r0 + seg) / seg);
+        const int seg_rows = segment_rows(region, strips, (int)gridDim.x * warps);
+        const int items = strips * ((region.r1 - region.r0 + seg_rows) / seg_rows);
         for (int item = blockIdx.x * warps + warp; item < items; item += gridDim.x * warps) {
             const int strip = item % strips;
-            const int first = region.r0 + (item / strips) * seg;
-            const int last = min(first + seg - 1, region.r1);
+            const int first = region.r0 + (item / strips) * seg_rows;
+            const int last = min(first + seg_rows - 1, region.r1);
             const int ja = region.c0 - 2 + strip * FAST_STRIP + 2 * lane, jb = ja + 1;
-            const bool a_in_grid = ja >= 0 && ja < cols, b_in_grid = jb >= 0 && jb < cols;
-            const bool a_computes = lane >= 1 && ja >= 1 && ja <= cols - 2;
-            const bool b_computes = lane <= FAST_LANES - 2 && jb >= 1 && jb <= cols - 2;
             const bool inner_lane = lane >= 1 && lane <= FAST_LANES - 2;
-            const bool a_writes = inner_lane && ja <= region.c1;
-            const bool b_writes = inner_lane && jb <= region.c1;
             // Rows first-2 .. last+2 are read, the outflows of rows first-1 .. last+1
             // computed, rows first .. last written (row r - 1 in the iteration of row r).
             // Loads run two rows ahead: one row of arithmetic does not cover DRAM's latency.
-            const int load_last = min(last - 1, rows - 4); // row r + 3 loaded while r <= it
+            const fast_segment seg = {
+                rows, cols, first,
+                min(last - 1, rows - 4), // load_last: row r + 3 loaded while r <= it
+                ja >= 0 && ja < cols, jb >= 0 && jb < cols,
+                lane >= 1 && ja >= 1 && ja <= cols - 2,
+                lane <= FAST_LANES - 2 && jb >= 1 && jb <= cols - 2,
+                inner_lane && ja <= region.c1, inner_lane && jb <= region.c1};
             const long long at0 = (long long)(first - 2) * cols + ja;
             cell_pair c0, c1, c2, c3;
-            load_pair(first - 2, a_in_grid, b_in_grid, rows, at0, z, h_in, c0);
-            load_pair(first - 1, a_in_grid, b_in_grid, rows, at0 + cols, z, h_in, c1);
-            load_pair(first, a_in_grid, b_in_grid, rows, at0 + 2 * (long long)cols, z, h_in, c2);
-            load_pair(first + 1, a_in_grid, b_in_grid, rows, at0 + 3 * (long long)cols, z, h_in, c3);
-            long long ahead = at0 + 4 * (long long)cols; // row first + 2
+            load_pair(first - 2, seg.a_in_grid, seg.b_in_grid, rows, at0, z, h_in, &c0);
+            load_pair(first - 1, seg.a_in_grid, seg.b_in_grid, rows, at0 + cols, z, h_in, &c1);
+            load_pair(first, seg.a_in_grid, seg.b_in_grid, rows, at0 + 2 * (long long)cols, z,
+                      h_in, &c2);
+            load_pair(first + 1, seg.a_in_grid, seg.b_in_grid, rows, at0 + 3 * (long long)cols,
+                      z, h_in, &c3);
+            fast_carry carry = {at0 + 4 * (long long)cols, // row first + 2
+                                0.0, 0.0, 0.0, 0.0, 0x7fffffff, -1, 0u};
             level_pair v0 = {c0.za + c0.ha, c0.zb + c0.hb}, v1 = {c1.za + c1.ha, c1.zb + c1.hb},
                        v2 = {0.0, 0.0}, v3 = {0.0, 0.0};
-            // Row r - 1 waits one iteration for its South neighbour's North outflow: what is
-            // known of its new thickness (lab04_cell_width's sum up to its third term) and its
-            // own South outflow.
-            double partial_a = 0.0, south_out_a = 0.0, partial_b = 0.0, south_out_b = 0.0;
-            int first_wet = 0x7fffffff, last_wet = -1;
-            unsigned wet_columns = 0; // bit 0: a, bit 1: b
-            // Row r: its z and h in c, the levels of rows r-1 and r in vn and vh; forms row
-            // r+1's levels vs from cs (loaded two rows before) and loads row r+3 into next.
-            // Four calls with the slots rotated make one loop turn, so the rows never move
-            // between registers.
-            auto row = [&](int r, const cell_pair &c, level_pair vn, level_pair vh,
-                           const cell_pair &cs, level_pair &vs, cell_pair &next) {
-                // Row r+3's loads must issue after row r+1's levels are formed: the loads in
-                // flight share one scoreboard, and a use placed after the next loads waits for
-                // those too (measured: a fifth of the wet step). Their predicate reads the
-                // levels, which orders them; it always holds, the loaders keep levels finite.
-                // A row past load_last or a column outside the grid keeps the slot's old
-                // (finite) values: no cell that computes reads them.
-                vs.a = cs.za + cs.ha;
-                vs.b = cs.zb + cs.hb;
-                if (r <= load_last && vs.a == vs.a && vs.b == vs.b) {
-                    if (a_in_grid) {
-                        next.za = z[ahead];
-                        next.ha = h_in[ahead];
-                    }
-                    if (b_in_grid) {
-                        next.zb = z[ahead + 1];
-                        next.hb = h_in[ahead + 1];
-                    }
-                }
-                const double west_a = __shfl_up_sync(FAST_FULL_MASK, vh.b, 1);
-                const double east_b = __shfl_down_sync(FAST_FULL_MASK, vh.a, 1);
-                double f[2][LK_SCIDDICAT_NFLOWS] = {};
-                const bool row_computes = r >= 1 && r <= rows - 2;
-                const bool moves[2] = {a_computes && row_computes && !fast_is_still(c.ha),
-                                       b_computes && row_computes && !fast_is_still(c.hb)};
-                const double zc[2] = {c.za, c.zb}, hc[2] = {c.ha, c.hb};
-                const double v[2][4] = {{vn.a, west_a, vh.b, vs.a}, {vn.b, vh.a, east_b, vs.b}};
-                // Cells that do not move compute on finite stand-ins and keep zero outflows,
-                // so the two cells' rounds run as one block.
-                if (__any_sync(FAST_FULL_MASK, moves[0] || moves[1])) {
-                    const unsigned out_of_range = cells_flows<2>(zc, hc, v, moves, f, s_divisors);
-                    if (out_of_range != 0u) { // rare: one test on the common path
-                        if (out_of_range & 1u)
-                            cell_flows_fast(c.za, c.ha, v[0], f[0]);
-                        if (out_of_range & 2u)
-                            cell_flows_fast(c.zb, c.hb, v[1], f[1]);
-                    }
-                }
-                const double *fa = f[0], *fb = f[1];
-                // What a receives from the West (the lane before's b) and b from the East.
-                const double in_w_a = __shfl_up_sync(FAST_FULL_MASK, fb[2], 1);
-                const double in_e_b = __shfl_down_sync(FAST_FULL_MASK, fa[1], 1);
-                if (r > first) { // row r - 1
-                    const long long above = ahead - 4 * (long long)cols;
-                    const double ha_new = partial_a + (fa[0] - south_out_a);
-                    const double hb_new = partial_b + (fb[0] - south_out_b);
-                    if (a_writes)
-                        h_out[above] = ha_new;
-                    if (b_writes)
-                        h_out[above + 1] = hb_new;
-                    const bool a_wet = a_writes && !fast_is_still(ha_new);
-                    const bool b_wet = b_writes && !fast_is_still(hb_new);
-                    if (a_wet || b_wet) {
-                        first_wet = min(first_wet, r - 1);
-                        last_wet = r - 1;
-                        wet_columns |= (a_wet ? 1u : 0u) | (b_wet ? 2u : 0u);
-                    }
-                }
-                ahead += cols;
-                partial_a = ((c.ha + (south_out_a - fa[0])) + (in_w_a - fa[1])) + (fb[1] - fa[2]);
-                partial_b = ((c.hb + (south_out_b - fb[0])) + (fa[2] - fb[1])) + (in_e_b - fb[2]);
-                south_out_a = fa[3];
-                south_out_b = fb[3];
-            };
             // Slots: c1/v1 row r, c2/v2 row r+1, c3 row r+2 (in flight), c0/v0 row r-1 / r+3.
             for (int r = first - 1;; r += 4) {
-                row(r, c1, v0, v1, c2, v2, c0);
+                fast_row(&seg, &carry, r, &c1, v0, v1, &c2, &v2, &c0, z, h_in, h_out, s_divisors);
                 if (r + 1 > last + 1)
                     break;
-                row(r + 1, c2, v1, v2, c3, v3, c1);
+                fast_row(&seg, &carry, r + 1, &c2, v1, v2, &c3, &v3, &c1, z, h_in, h_out,
+                         s_divisors);
                 if (r + 2 > last + 1)
                     break;
-                row(r + 2, c3, v2, v3, c0, v0, c2);
+                fast_row(&seg, &carry, r + 2, &c3, v2, v3, &c0, &v0, &c2, z, h_in, h_out,
+                         s_divisors);
                 if (r + 3 > last + 1)
                     break;
-                row(r + 3, c0, v3, v0, c1, v1, c3);
+                fast_row(&seg, &carry, r + 3, &c0, v3, v0, &c1, &v1, &c3, z, h_in, h_out,
+                         s_divisors);
                 if (r + 4 > last + 1)
                     break;
             }
-            if (last_wet >= 0) {
-                wr0 = min(wr0, first_wet);
-                wr1 = max(wr1, last_wet);
-                wc0 = min(wc0, wet_columns & 1u ? ja : jb);
-                wc1 = max(wc1, wet_columns & 2u ? jb : ja);
+            if (carry.last_wet >= 0) {
+                wr0 = min(wr0, carry.first_wet);
+                wr1 = max(wr1, carry.last_wet);
+                wc0 = min(wc0, carry.wet_columns & 1u ? ja : jb);
+                wc1 = max(wc1, carry.wet_columns & 2u ? jb : ja);
             }
         }
     }
@@ -630,12 +655,39 @@ __global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) step_fast(int step, i
     }
 }
 
-// The instance for a block of `threads`.
+__global__ void __launch_bounds__(256, 2) step_fast_256(int step, int rows, int cols,
+                                                        const double *__restrict__ z,
+                                                        const double *__restrict__ h_in,
+                                                        double *__restrict__ h_out,
+                                                        lab04_box *boxes)
+{
+    fast_step(step, rows, cols, z, h_in, h_out, boxes);
+}
+
+__global__ void __launch_bounds__(512, 1) step_fast_512(int step, int rows, int cols,
+                                                        const double *__restrict__ z,
+                                                        const double *__restrict__ h_in,
+                                                        double *__restrict__ h_out,
+                                                        lab04_box *boxes)
+{
+    fast_step(step, rows, cols, z, h_in, h_out, boxes);
+}
+
+__global__ void __launch_bounds__(1024, 1) step_fast_1024(int step, int rows, int cols,
+                                                          const double *__restrict__ z,
+                                                          const double *__restrict__ h_in,
+                                                          double *__restrict__ h_out,
+                                                          lab04_box *boxes)
+{
+    fast_step(step, rows, cols, z, h_in, h_out, boxes);
+}
+
+// The kernel for a block of `threads`.
 static const void *fast_kernel(int threads)
 {
-    return threads <= 256   ? (const void *)step_fast<256, 2>
-           : threads <= 512 ? (const void *)step_fast<512, 1>
-                            : (const void *)step_fast<1024, 1>;
+    return threads <= 256   ? (const void *)step_fast_256
+           : threads <= 512 ? (const void *)step_fast_512
+                            : (const void *)step_fast_1024;
 }
 
 // ---- Launch shapes, shared by the launchers and lab04_describe_kernel so they cannot
@@ -774,12 +826,12 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
         resident_blocks(&k, rows, cols, &blocks, err) != 0)
         return -1;
     const dim3 block(k.block_x, k.block_y);
-    if (k.kernel == (const void *)step_fast<256, 2>)
-        step_fast<256, 2><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
-    else if (k.kernel == (const void *)step_fast<512, 1>)
-        step_fast<512, 1><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    if (k.kernel == (const void *)step_fast_256)
+        step_fast_256<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    else if (k.kernel == (const void *)step_fast_512)
+        step_fast_512<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     else
-        step_fast<1024, 1><<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+        step_fast_1024<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
     LK_LAUNCH_TRY(err);
     return 0;
 }

@@ -29,10 +29,10 @@ static __device__ __forceinline__ void leave(int t, int j, int W, int H, int mid
     const int je = t - mid;
     if (je >= 0 && je < H && t < steps) {
         if (j - je == 0 || j - je == 1) // left edge: points m + je, m + je + 1
-            reinterpret_cast<double2 *>(edges + mine + 4 * je)[j - je] = make_double2(u, v);
+            ((double2 *)(edges + mine + 4 * je))[j - je] = make_double2(u, v);
         const int r0 = W - je - 2;      // right edge: points m + r0, m + r0 + 1
         if (j - r0 == 0 || j - r0 == 1)
-            reinterpret_cast<double2 *>(edges + mine + 4 * H + 4 * je)[j - r0] =
+            ((double2 *)(edges + mine + 4 * H + 4 * je))[j - r0] =
                 make_double2(u, v);
     }
     if (t == steps || t == mid + H)
@@ -60,7 +60,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
     // (lab05_edge_at); computed once, the index needs 64-bit divisions.
     const size_t side_len = 4 * (size_t)H;
     const size_t mine = lab05_edge_at(n, row, 0, 0, 0, W, H) + 2 * (size_t)tile * side_len;
-    double2 *y2 = reinterpret_cast<double2 *>(y);
+    double2 *y2 = (double2 *)y;
 
     // The neighbours' edge records of the levels lo .. min(mid, steps) - 1, coalesced: side 0
     // is the right edge of the tile on the left, side 1 the left edge of the one on the right.
@@ -184,8 +184,8 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     const int lo = max(0, r0 - T), hi = min(m, r0 + R + T);
     const int held = (hi - lo) * m; // fits shared memory, so an int
     double2 *cur = band, *next = band + held;
-    const double2 *in2 = reinterpret_cast<const double2 *>(d_in);
-    double2 *out2 = reinterpret_cast<double2 *>(d_out);
+    const double2 *in2 = (const double2 *)d_in;
+    double2 *out2 = (double2 *)d_out;
     for (int q = threadIdx.x; q < held; q += blockDim.x)
         cur[q] = in2[(long)lo * m + q];
     __syncthreads();
