@@ -14,7 +14,7 @@ static const lk_lab lab01 = {
     .block_x = 128, .block_y = 2,
     .standard_dataset = "sciddicat-course-size",
     .bench_dataset = "sciddicat-large",
-    .bench_steps = 200,
+    .bench_steps = 1000, // as lab 04 and the public codes it is compared with
     .bench_serial_steps = 5,
 };
 
