@@ -655,32 +655,17 @@ __device__ static __forceinline__ void fast_step(int step, int rows, int cols,
     }
 }
 
-__global__ void __launch_bounds__(256, 2) step_fast_256(int step, int rows, int cols,
-                                                        const double *__restrict__ z,
-                                                        const double *__restrict__ h_in,
-                                                        double *__restrict__ h_out,
-                                                        lab04_box *boxes)
-{
-    fast_step(step, rows, cols, z, h_in, h_out, boxes);
-}
-
-__global__ void __launch_bounds__(512, 1) step_fast_512(int step, int rows, int cols,
-                                                        const double *__restrict__ z,
-                                                        const double *__restrict__ h_in,
-                                                        double *__restrict__ h_out,
-                                                        lab04_box *boxes)
-{
-    fast_step(step, rows, cols, z, h_in, h_out, boxes);
-}
-
-__global__ void __launch_bounds__(1024, 1) step_fast_1024(int step, int rows, int cols,
-                                                          const double *__restrict__ z,
-                                                          const double *__restrict__ h_in,
-                                                          double *__restrict__ h_out,
-                                                          lab04_box *boxes)
-{
-    fast_step(step, rows, cols, z, h_in, h_out, boxes);
-}
+// One kernel per block-size bound (C has no templates): the bound sets the registers.
+#define FAST_KERNEL(name, max_threads, min_blocks)                                              \
+    __global__ void __launch_bounds__(max_threads, min_blocks)                                  \
+        name(int step, int rows, int cols, const double *__restrict__ z,                        \
+             const double *__restrict__ h_in, double *__restrict__ h_out, lab04_box *boxes)     \
+    {                                                                                           \
+        fast_step(step, rows, cols, z, h_in, h_out, boxes);                                     \
+    }
+FAST_KERNEL(step_fast_256, 256, 2)
+FAST_KERNEL(step_fast_512, 512, 1)
+FAST_KERNEL(step_fast_1024, 1024, 1)
 
 // The kernel for a block of `threads`.
 static const void *fast_kernel(int threads)
@@ -825,13 +810,9 @@ extern "C" int lab04_fast_step(int step, int tile_x, int tile_y, int rows, int c
     if (launch_shape(LAB04_FAST, LAB04_STEP, tile_x, tile_y, &k, err) != 0 ||
         resident_blocks(&k, rows, cols, &blocks, err) != 0)
         return -1;
-    const dim3 block(k.block_x, k.block_y);
-    if (k.kernel == (const void *)step_fast_256)
-        step_fast_256<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
-    else if (k.kernel == (const void *)step_fast_512)
-        step_fast_512<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
-    else
-        step_fast_1024<<<blocks, block>>>(step, rows, cols, d_z, d_h_in, d_h_out, d_boxes);
+    void *args[] = {&step, &rows, &cols, (void *)&d_z, (void *)&d_h_in, &d_h_out, &d_boxes};
+    LK_CUDA_TRY(err, cudaLaunchKernel(k.kernel, dim3(blocks), dim3(k.block_x, k.block_y), args, 0,
+                                      0));
     LK_LAUNCH_TRY(err);
     return 0;
 }
