@@ -4,17 +4,24 @@
 # default every tracked .cu/.cuh of common/, labs/ and solutions/), comments stripped, and
 # prints file:line: construct for each hit. The C++-only libraries the given baselines call
 # are allowed by name: cub:: (lab 06's CUB reference) and cooperative_groups:: (lab 05's
-# grid-wide barrier).
+# grid-wide barrier). Outside a git checkout (the student distribution) it checks the kit's
+# own files there: common/ and the labs' given code, not the student's kernels.cu.
 # usage: check-cuda-style.sh [FILE ...]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 if [ $# -eq 0 ]; then
-    mapfile -t files < <(git ls-files 'common/*.cu' 'common/*.cuh' 'labs/*.cu' 'labs/*.cuh' \
-                                      'solutions/*.cu' 'solutions/*.cuh')
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        mapfile -t files < <(git ls-files 'common/*.cu' 'common/*.cuh' 'labs/*.cu' 'labs/*.cuh' \
+                                          'solutions/*.cu' 'solutions/*.cuh')
+    else
+        mapfile -t files < <(find common labs \( -name build -prune \) -o \
+                                  \( -name '*.cu' -o -name '*.cuh' \) ! -name kernels.cu -print |
+                             sort)
+    fi
     if [ "${#files[@]}" -eq 0 ]; then
-        echo "check-cuda-style: no tracked .cu files under common/, labs/, solutions/" \
-             "(run it in a git checkout of the kit, or name the files)" >&2
+        echo "check-cuda-style: no .cu files under common/, labs/, solutions/ of $top" \
+             "(name the files to check)" >&2
         exit 2
     fi
 else
