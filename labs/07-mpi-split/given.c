@@ -131,6 +131,43 @@ static void choose_gpu(lab07_world *w)
     }
 }
 
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+/* Whether this run leaves Open MPI's CUDA support on: its control variable opal_cuda_support
+   (OMPI_MCA_opal_cuda_support=0 turns it off), read through MPI_T. Open MPI 4's
+   MPIX_Query_cuda_support() answers from the build alone, so a run with the support off would
+   otherwise pass device pointers to an MPI that treats them as host memory. An MPI without
+   the variable (not Open MPI) has no such switch: on. */
+static int cuda_support_switched_on(void)
+{
+    int provided, index, on = 1;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return 1;
+    if (MPI_T_cvar_get_index("opal_cuda_support", &index) == MPI_SUCCESS) {
+        char name[64], desc[256];
+        int name_len = sizeof name, desc_len = sizeof desc, verbosity, bind, scope, count;
+        MPI_Datatype type;
+        MPI_T_enum enumtype;
+        MPI_T_cvar_handle handle;
+        if (MPI_T_cvar_get_info(index, name, &name_len, &verbosity, &type, &enumtype, desc,
+                                &desc_len, &bind, &scope) == MPI_SUCCESS &&
+            MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+            if (type == MPI_C_BOOL) {
+                _Bool value = 1;
+                if (MPI_T_cvar_read(handle, &value) == MPI_SUCCESS)
+                    on = value;
+            } else if (type == MPI_INT) {
+                int value = 1;
+                if (MPI_T_cvar_read(handle, &value) == MPI_SUCCESS)
+                    on = value != 0;
+            }
+            MPI_T_cvar_handle_free(&handle);
+        }
+    }
+    MPI_T_finalize();
+    return on;
+}
+#endif
+
 static int start_mpi(lab07_world *w, int *argc, char ***argv)
 {
     /* Where the launcher says the local rank, the GPU is chosen before MPI_Init, so that a
@@ -153,10 +190,10 @@ static int start_mpi(lab07_world *w, int *argc, char ***argv)
     MPI_Comm_rank(node, &w->local_rank);
     MPI_Comm_size(node, &w->local_ranks);
     MPI_Comm_free(&node);
-    /* Both the build (the macro is defined as 0 without CUDA) and the run time must say so:
-       an Open MPI built without CUDA answers 1 when OMPI_MCA_opal_cuda_support=1 is forced. */
+    /* The build (the macro is 0 without CUDA), the library and this run's switch must all say
+       so: an Open MPI built with CUDA answers 1 even when OMPI_MCA_opal_cuda_support=0. */
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-    w->cuda_aware = MPIX_Query_cuda_support() == 1;
+    w->cuda_aware = MPIX_Query_cuda_support() == 1 && cuda_support_switched_on();
 #endif
     if (!local || w->gpu != (w->gpus > 0 ? w->local_rank % w->gpus : -1))
         choose_gpu(w);

@@ -36,7 +36,7 @@ typedef struct lab07_world {
     int local_ranks; /**< Ranks on this node. */
     int gpus;        /**< CUDA devices this process sees (0: none). */
     int gpu;         /**< The device of this rank, local_rank % gpus (-1: none). */
-    int cuda_aware;  /**< MPIX_Query_cuda_support() where Open MPI has it, else 0. */
+    int cuda_aware;  /**< MPI takes device pointers: built with CUDA and its support on. */
     int launched;    /**< Started by mpirun (or another MPI launcher), not alone. */
     int mpi_started; /**< MPI_Init was called. */
     const char *prog; /**< argv[0], for messages. */
