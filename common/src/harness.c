@@ -685,6 +685,9 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
                                            min_int(st->nsamples[SERIES_STEPS],
                                                    st->nsamples[SERIES_ZERO]),
                                            run->steps);
+    const double zero_spread = lk_zero_step_spread(st->samples[SERIES_ZERO],
+                                                   min_int(st->nsamples[SERIES_STEPS],
+                                                           st->nsamples[SERIES_ZERO]));
     const int resolved = lk_steps_resolved(st->samples[SERIES_STEPS], st->samples[SERIES_ZERO],
                                            min_int(st->nsamples[SERIES_STEPS],
                                                    st->nsamples[SERIES_ZERO]));
@@ -711,9 +714,9 @@ static int bench_report(lk_run *run, const launch *l, lk_error *err)
            ms, min_int(s[SERIES_STEPS].n, s[SERIES_ZERO].n));
     if (!resolved)
         printf("  NOISE              the %d steps add less than twice the spread of the 0-step "
-               "runs (%.1f ms): the figure above is noise; time more steps (--steps) or read "
-               "the kernel time of make bench-profile\n",
-               run->steps, s[SERIES_ZERO].max - s[SERIES_ZERO].min);
+               "runs (%.1f ms, twice their median deviation): the figure above is noise; time "
+               "more steps (--steps) or read the kernel time of make bench-profile\n",
+               run->steps, zero_spread);
     printf("  cell updates/s     %.3e\n", updates);
     printf("  effective bandwidth %.1f GB/s (%.0f B per cell per step)\n", bw * 1e-9,
            sh->bytes_per_cell_step);

@@ -1,5 +1,6 @@
 #include "labkit/timing.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -51,17 +52,28 @@ double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, in
     return steps > 0 ? median_pair_difference(runs, zero_step_runs, pairs) / steps : 0.0;
 }
 
+double lk_zero_step_spread(const double *zero_step_runs, int pairs)
+{
+    double *v = pairs > 0 ? malloc((size_t)pairs * sizeof *v) : NULL;
+    if (!v)
+        return 0.0;
+    for (int i = 0; i < pairs; i++)
+        v[i] = zero_step_runs[i];
+    lk_stats s;
+    lk_stats_of(v, pairs, &s);
+    for (int i = 0; i < pairs; i++)
+        v[i] = fabs(v[i] - s.median);
+    lk_stats_of(v, pairs, &s);
+    free(v);
+    return 2.0 * s.median;
+}
+
 int lk_steps_resolved(const double *runs, const double *zero_step_runs, int pairs)
 {
     if (pairs < 1)
         return 0;
-    double fastest = zero_step_runs[0], slowest = zero_step_runs[0];
-    for (int i = 1; i < pairs; i++) {
-        fastest = zero_step_runs[i] < fastest ? zero_step_runs[i] : fastest;
-        slowest = zero_step_runs[i] > slowest ? zero_step_runs[i] : slowest;
-    }
     const double steps_ms = median_pair_difference(runs, zero_step_runs, pairs);
-    return steps_ms > 0.0 && steps_ms >= 2.0 * (slowest - fastest);
+    return steps_ms > 0.0 && steps_ms >= 2.0 * lk_zero_step_spread(zero_step_runs, pairs);
 }
 
 static int check_args(const char *who, lk_region_fn fn, int warmup, int repeats,

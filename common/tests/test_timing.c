@@ -103,6 +103,29 @@ Test(timing, steps_within_the_noise_are_not_resolved)
     cr_assert_eq(lk_steps_resolved(runs, zero, 0), 0, "no pairs");
 }
 
+/* The first call of a fresh process can be slow: one such 0-step run must not turn 12.6 ms of
+   steps into noise (the range, 6.4 ms, did: lab 04's sweep called its first entry noise). */
+Test(timing, one_slow_zero_step_run_leaves_the_steps_resolved)
+{
+    const double zero[] = {11.2, 11.3, 17.5, 11.1, 11.25};
+    const double runs[] = {23.8, 23.9, 23.85, 23.7, 23.9};
+    cr_assert_float_eq(lk_zero_step_spread(zero, 5), 0.1, 1e-12);
+    cr_assert_eq(lk_steps_resolved(runs, zero, 5), 1);
+}
+
+/* Evenly spread 0-step runs keep a spread near their range (here 4 of 8 ms). */
+Test(timing, zero_step_spread_is_twice_the_median_deviation)
+{
+    const double zero[] = {10, 14, 18, 12, 16};
+    cr_assert_float_eq(lk_zero_step_spread(zero, 5), 4.0, 1e-12);
+    const double adds_7[] = {17, 21, 25, 19, 23}, adds_8[] = {18, 22, 26, 20, 24};
+    cr_assert_eq(lk_steps_resolved(adds_7, zero, 5), 0);
+    cr_assert_eq(lk_steps_resolved(adds_8, zero, 5), 1);
+    const double two[] = {100, 110};
+    cr_assert_float_eq(lk_zero_step_spread(two, 2), 10.0, 1e-12, "two runs: their range");
+    cr_assert_eq(lk_zero_step_spread(two, 0), 0.0);
+}
+
 /* ---- lk_wall_seconds / lk_time_wall ---- */
 
 typedef struct counter {

@@ -29,8 +29,15 @@ double lk_per_step_of_pairs(const double *runs, const double *zero_step_runs, in
                             int steps);
 
 /**
+ * The spread of the 0-step runs, ms: twice their median absolute deviation from their median.
+ * For two runs that is their range; unlike the range, one slow run (a fresh process's first
+ * call, say) does not widen it. 0 when @p pairs < 1 (or out of memory).
+ */
+double lk_zero_step_spread(const double *zero_step_runs, int pairs);
+
+/**
  * Whether the steps of lk_per_step_of_pairs' runs stand out of the run-to-run noise: the median
- * of the pairs' differences is at least twice the spread (slowest - fastest) of the 0-step runs.
+ * of the pairs' differences is positive and at least twice lk_zero_step_spread().
  * When it is not, the time per step is noise: time more steps, or read a kernel profile.
  * 0 when @p pairs < 1 (or out of memory).
  */
