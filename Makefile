@@ -73,10 +73,13 @@ $(GEN): datasets/labkit-gen.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_LIBS)
 
 # The self-test: every suite runs (a failing suite does not stop the others), then one
-# summary decides the exit status.
+# summary decides the exit status. A lab that does not build is a failed suite of its own (lab.mk);
+# the kit's other test programs are built under -k, and a failure there is one more.
 check:
 	@rm -rf $(REPORTS)
-	@$(MAKE) --no-print-directory check-suites
+	@$(MAKE) --no-print-directory -k check-suites || \
+	  tools/record-failure.sh $(REPORTS) kit-build \
+	    "some of the kit's test programs did not build or run: fix the first error above (make doctor)"
 	@tools/summary.sh $(REPORTS)
 
 # The grader's suites time GPU code (the examples' performance stage), so under make -j they
@@ -101,7 +104,9 @@ check-labs: lib tools
 	@for lab in $(LABS); do \
 	  if [ -d solutions/$$lab ]; then \
 	    $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=solution REPORTS=$(REPORTS) || exit 1; \
-	    $(MAKE) --no-print-directory -C labs/$$lab build VARIANT=student || exit 1; \
+	    $(MAKE) --no-print-directory -C labs/$$lab build VARIANT=student || \
+	      tools/record-failure.sh $(REPORTS) lab$${lab%%-*}-skeleton-build \
+	        "the skeleton of labs/$$lab does not build: students would start from a broken file"; \
 	  else \
 	    $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=student REPORTS=$(REPORTS) || exit 1; \
 	  fi; \

@@ -41,6 +41,12 @@ if [ "$total_skip" -gt 0 ]; then
         echo "$others" | sed 's/^/!!!!!!!!   /'
     fi
 fi
+# Suites that could not run (tools/record-failure.sh): what to fix first.
+for tap in "$report_dir"/*-build.tap; do
+    [ -e "$tap" ] || continue
+    echo
+    echo "!!!!!!!! $(basename "$tap" .tap): $(sed -n 's/^not ok 1 - //p' "$tap")"
+done
 echo
 if [ "$bad" -ne 0 ]; then echo "make check: FAILED"; exit 1; fi
 echo "make check: all suites passed"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make check past a build that fails: a lab whose kernels.cu does not compile is one failed suite
+# (labNN-VARIANT-build) with what to do in the summary, and the labs after it still run; the lab
+# folder's own make check says the same and fails. Without a GPU: only builds are exercised.
+# usage: test-check-continues.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+check() { # check WHAT COMMAND...
+    local what=$1; shift
+    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
+}
+printf '__global__ void broken( { }\n' >"$work/broken.cu"
+unset MAKEFLAGS MFLAGS
+
+echo "a lab's make check with a kernels.cu that does not compile:"
+status=0
+make --no-print-directory -C "$top/labs/01-straightforward" check KERNELS="$work/broken.cu" \
+    B="$work/lab" >"$work/lab.log" 2>&1 || status=$?
+check "it fails" test "$status" -ne 0
+check "its summary names the build as a failed suite" \
+    grep -Eq '^lab01-student-build +0 +1 +0 +<-- FAILED' "$work/lab.log"
+check "its summary says what to do" \
+    grep -q 'labs/01-straightforward (student) did not build: fix the first error above' "$work/lab.log"
+check "it ends with make check: FAILED" grep -q '^make check: FAILED' "$work/lab.log"
+
+echo "the top level's suites of two labs, both failing to build:"
+status=0
+make --no-print-directory -C "$top" check-labs LABS="01-straightforward 02-coalescing" \
+    KERNELS="$work/broken.cu" B="$work/top" REPORTS="$work/reports" >"$work/top.log" 2>&1 || status=$?
+check "the loop over the labs succeeds (the summary decides)" test "$status" = 0
+for lab in 01 02; do
+    variant=student
+    [ -d "$top/solutions" ] && variant=solution
+    check "lab $lab: a failed build suite ($variant)" test -s "$work/reports/lab$lab-$variant-build.tap"
+    if [ -d "$top/solutions" ]; then
+        check "lab $lab: the skeleton's failed build is reported too" \
+            test -s "$work/reports/lab$lab-skeleton-build.tap"
+    fi
+done
+status=0
+"$here/summary.sh" "$work/reports" >"$work/summary.log" 2>&1 || status=$?
+check "the summary fails" test "$status" = 1
+check "the summary names lab 02's build, after lab 01's failed" grep -q 'lab02-.*-build:' "$work/summary.log"
+
+if [ "$fails" -ne 0 ]; then echo "test-check-continues: $fails check(s) failed (logs: kept above)" >&2; exit 1; fi
+echo "test-check-continues: all checks passed"
