@@ -95,6 +95,44 @@ Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
     gr_rubric_free(&r);
 }
 
+/* Each lab's handout states the rule its performance points follow, with the rubric's numbers:
+   a student reads the target in "What done means", and a rubric change that leaves the handout
+   behind fails here. Line breaks and indentation in the handout count as one space. */
+Test(rubric, every_handout_states_its_labs_performance_rule)
+{
+    char path[512];
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+                 &err);
+    cr_assert(r.nlabs >= 7);
+    for (int i = 0; i < r.nlabs; i++) {
+        const gr_lab_rubric *lab = &r.labs[i];
+        char *rel = gr_strf("labs/%s/README.md", lab->name);
+        char *text = gr_read_file(lk_test_path(path, sizeof path, rel), 1 << 22, NULL, &err);
+        cr_assert_not_null(text, "%s", err.msg);
+        size_t n = 0;
+        for (const char *c = text; *c; c++) {
+            const int space = *c == ' ' || *c == '\n';
+            if (!space || (n > 0 && text[n - 1] != ' '))
+                text[n++] = space ? ' ' : *c;
+        }
+        text[n] = '\0';
+        char *of = lab->baseline[0] ? gr_strf("the given version (`--variant %s`)", lab->baseline)
+                                    : gr_strf("the serial reference");
+        char *rule = gr_strf("Performance points (`grader/rubric.txt`): full at %gx the "
+                             "solution's speed or faster, none below %gx, and none below %gx "
+                             "the speed of %s",
+                             lab->curve_full, lab->curve_zero, lab->min_speedup, of);
+        cr_expect(strstr(text, rule), "%s does not say \"%s\"", rel, rule);
+        free(rule);
+        free(of);
+        free(text);
+        free(rel);
+    }
+    gr_rubric_free(&r);
+}
+
 Test(rubric, every_setting_is_read)
 {
     const char *text =
