@@ -6,9 +6,11 @@
 # Ends with "doctor: N problem(s)"; exit status 1 if N > 0.
 #
 # Policy: FIX is for whatever `make`, `make check` or `make grade` need: nvcc (CUDA >= 12) and
-# its static runtime, gcc, Criterion, libpng, libcrypto, Open MPI (lab 07), and, when a GPU
+# its static runtime, gcc, Criterion, libpng, libcrypto, Open MPI (lab 07), the grader's cJSON,
+# libseccomp and a bubblewrap that starts a sandbox, and, when a GPU
 # is present, a driver new enough for the toolkit and a CUDA_ARCH that runs on it.
-# Tools only optional targets need (Doxygen for `make docs`, compute-sanitizer for
+# Tools only optional targets need (Doxygen for `make docs`, pandoc and pdflatex for
+# `make slides`, Nsight Compute for `make bench-profile`, compute-sanitizer for
 # debugging) are notes; LK_DOCTOR_STRICT=1 makes them problems (maintainer/CI machines).
 # No GPU is a note; LK_DOCTOR_REQUIRE_GPU=1 makes it a problem. A non-CUDA-aware Open MPI is
 # always a note: lab 07 then stages its halo exchanges through host memory.
@@ -211,6 +213,37 @@ EOF
     then ok "libcrypto: $("$tmp/crypto" | cut -d' ' -f1,2)"
     else fix "OpenSSL libcrypto missing ($(why crypto)): apt-get install libssl-dev"
     fi
+
+    # The grader: cJSON reads the drivers' result lines, libseccomp builds its sandbox's filter.
+    if probe cjson -lcjson <<'EOF'
+#include <cjson/cJSON.h>
+#include <stdio.h>
+int main(void) { printf("%s\n", cJSON_Version()); return 0; }
+EOF
+    then ok "cJSON $("$tmp/cjson") (the grader)"
+    else fix "cJSON missing ($(why cjson)), the grader needs it: apt-get install libcjson-dev"
+    fi
+
+    if probe seccomp -lseccomp <<'EOF'
+#include <seccomp.h>
+#include <stdio.h>
+int main(void) { const struct scmp_version *v = seccomp_version();
+  printf("%u.%u.%u\n", v->major, v->minor, v->micro); return 0; }
+EOF
+    then ok "libseccomp $("$tmp/seccomp") (the grader's sandbox)"
+    else fix "libseccomp missing ($(why seccomp)), the grader's sandbox needs it: apt-get install libseccomp-dev"
+    fi
+fi
+
+# The grader runs every student program in a bubblewrap sandbox; without it nothing is graded.
+if command -v bwrap >/dev/null 2>&1; then
+    if bwrap --unshare-all --ro-bind / / true >"$tmp/bwrap.log" 2>&1; then
+        ok "bubblewrap $(bwrap --version 2>/dev/null | awk '{ print $2 }') (the grader's sandbox starts here)"
+    else
+        fix "bubblewrap cannot start a sandbox here ($(head -n 1 "$tmp/bwrap.log" | cut -c1-100)): enable unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1; in a container, allow them), or grade with GRADE_FLAGS=--unsandboxed (every report then says so)"
+    fi
+else
+    fix "bwrap not found, the grader's sandbox needs it: apt-get install bubblewrap"
 fi
 
 # ---- Open MPI (lab 07) --------------------------------------------------------------------
@@ -236,6 +269,11 @@ if command -v doxygen >/dev/null 2>&1; then
 else
     optional "doxygen not found (needed for make docs only): apt-get install doxygen"
 fi
+if command -v pandoc >/dev/null 2>&1 && command -v pdflatex >/dev/null 2>&1; then
+    ok "pandoc $(pandoc --version 2>/dev/null | awk 'NR == 1 { print $2 }') and pdflatex (make slides)"
+else
+    optional "pandoc or pdflatex not found (needed for make slides only): apt-get install pandoc texlive-latex-recommended texlive-pictures lmodern"
+fi
 
 if command -v flock >/dev/null 2>&1; then
     ok "flock: make bench takes the grader's GPU lock with it"
@@ -252,6 +290,14 @@ if [ -n "$sanitizer" ]; then
 else
     san_pkg=cuda-sanitizer-${cuda_ver:-12.X}
     optional "compute-sanitizer not found (kernel memory checks only): apt-get install ${san_pkg/./-} (NVIDIA's CUDA repository; it ships with the toolkit)"
+fi
+# Where tools/bench-profile.sh looks for it: the PATH, then beside nvcc.
+ncu=$(command -v ncu 2>/dev/null)
+[ -z "$ncu" ] && [ -n "$cuda_home" ] && [ -x "$cuda_home/bin/ncu" ] && ncu=$cuda_home/bin/ncu
+if [ -n "$ncu" ]; then
+    ok "Nsight Compute ($ncu): make bench-profile can count DRAM bytes"
+else
+    optional "ncu (Nsight Compute) not found (needed for make bench-profile only): install nsight-compute from NVIDIA's CUDA repository, or run NCU=/path/to/ncu make bench-profile"
 fi
 
 echo "doctor: $problems problem(s)"

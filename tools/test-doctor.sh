@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make doctor's check of the grader's sandbox, with stand-in bwrap programs first on the PATH:
+# one that starts (ok), one that cannot (a FIX naming what bwrap said and what to do, and the
+# doctor's exit status 1). And the quick starts name the packages CI installs.
+# usage: test-doctor.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+check() { # check WHAT COMMAND...
+    local what=$1; shift
+    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
+}
+mkdir -p "$work/starts" "$work/refuses"
+printf '#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap 9.9.9"\nexit 0\n' >"$work/starts/bwrap"
+printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' \
+    >"$work/refuses/bwrap"
+chmod +x "$work/starts/bwrap" "$work/refuses/bwrap"
+
+echo "make doctor and the grader's sandbox:"
+PATH="$work/starts:$PATH" "$here/doctor.sh" >"$work/starts.log" 2>&1 || true
+check "a bwrap that starts: ok, with its version" \
+    grep -q '^ok   bubblewrap 9.9.9 (the grader.s sandbox starts here)' "$work/starts.log"
+status=0
+PATH="$work/refuses:$PATH" "$here/doctor.sh" >"$work/refuses.log" 2>&1 || status=$?
+check "a bwrap that cannot start: a FIX with what bwrap said" \
+    grep -q '^FIX  bubblewrap cannot start a sandbox here (bwrap: No permissions' "$work/refuses.log"
+check "... and what to do" grep -q 'unprivileged_userns_clone=1.*--unsandboxed' "$work/refuses.log"
+check "... and the doctor fails" test "$status" = 1
+
+# The packages CI installs for builds and tests are the ones both quick starts name (the API
+# docs' and the slides' are CI's extras).
+top=$(dirname "$here")
+ci_packages=$(sed -n '/^packages=(/,/)/p' "$top/.ci/run" | tr -d '()' | sed 's/packages=//' |
+    tr -s ' \n' '\n' | grep -Evx 'doxygen|pandoc|texlive-.*|lmodern|' | sort)
+for readme in README.md tools/handout-README.md; do
+    named=$(tr '\n' ' ' <"$top/$readme" | sed -n 's/.*(`apt-get install \([^`]*\)`.*/\1/p' |
+        tr -s ' ' '\n' | grep -v '^$' | sort)
+    check "$readme's quick start names the packages .ci/run installs" \
+        test "$named" = "$ci_packages"
+done
+
+if [ "$fails" -ne 0 ]; then echo "test-doctor: $fails check(s) failed" >&2; exit 1; fi
+echo "test-doctor: all checks passed"
