@@ -100,6 +100,7 @@ sweep() { # sweep NAME SCRIPT ARGS...: every driver run of SCRIPT holds the lock
     check "$name: every timed run holds the lock ($held of $runs)" \
         test "$runs" -gt 0 -a "$held" = "$runs"
 }
+sweep "lab 01 sweep.sh" "$top/labs/01-straightforward/sweep.sh" 32x8
 sweep "lab 02 sweep.sh" "$top/labs/02-coalescing/sweep.sh" 32x8 32x4
 sweep "lab 03 sweep.sh" "$top/labs/03-shared-memory/sweep.sh" 32x4
 VARIANTS=fast FAST_TILES="32x4 32x8" sweep "lab 04 sweep.sh" "$top/labs/04-halo-tiling/sweep.sh"

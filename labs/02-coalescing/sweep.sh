@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Block-shape sweep on the large grid: `--bench` once per shape, then one Markdown table to
-# paste into your report. Labs 02 (block shapes) and 03 (tile shapes) use it.
+# paste into your report. Labs 01 and 02 (block shapes) and 03 (tile shapes) use it.
 #
 # usage: ./sweep.sh [WxH ...]        (no shapes: the list below)
 # environment: VARIANT=student|solution  which build (default student)
