@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check past a build that fails: a lab whose kernels.cu does not compile is one failed suite
 # (labNN-VARIANT-build) with what to do in the summary, and the labs after it still run; the lab
-# folder's own make check says the same and fails. Without a GPU: only builds are exercised.
+# folder's own make check says the same and fails; the summary has one row per area. Without a
+# GPU: only builds are exercised.
 # usage: test-check-continues.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ make --no-print-directory -C "$top/labs/01-straightforward" check KERNELS="$work
     B="$work/lab" >"$work/lab.log" 2>&1 || status=$?
 check "it fails" test "$status" -ne 0
 check "its summary names the build as a failed suite" \
-    grep -Eq '^lab01-student-build +0 +1 +0 +<-- FAILED' "$work/lab.log"
+    grep -Eq '^lab01-student +0 +1 +0 +<-- FAILED: build$' "$work/lab.log"
 check "its summary says what to do" \
     grep -q 'labs/01-straightforward (student) did not build: fix the first error above' "$work/lab.log"
 check "it ends with make check: FAILED" grep -q '^make check: FAILED' "$work/lab.log"
@@ -45,6 +46,22 @@ status=0
 "$here/summary.sh" "$work/reports" >"$work/summary.log" 2>&1 || status=$?
 check "the summary fails" test "$status" = 1
 check "the summary names lab 02's build, after lab 01's failed" grep -q 'lab02-.*-build:' "$work/summary.log"
+
+echo "the summary's rows, one per area:"
+r=$work/grouped
+mkdir -p "$r"
+tap() { printf 'TAP version 13\n%s\n' "$2" >"$r/$1.tap"; echo "${3:-0}" >"$r/$1.status"; }
+tap lab04-solution-gpu $'ok 1 - a\nok 2 - b\nnot ok 3 - c' 1
+tap lab04-solution-cli $'ok 1 - a\nok 2 - b\nok 3 - c\nok 4 - d # SKIP no GPU on this machine'
+echo 139 >"$r/lab04-solution-serial.status" # crashed before its report
+tap grader-score $'ok 1 - a\nok 2 - b'
+status=0
+"$here/summary.sh" "$r" >"$work/grouped.log" 2>&1 || status=$?
+check "a lab's suites add up in one row, the failed and unreported ones named" \
+    grep -Eq '^lab04-solution +5 +1 +1 +<-- FAILED: gpu serial \(NO REPORT, exit status 139' "$work/grouped.log"
+check "an area whose suites passed is one plain row" grep -Eq '^grader +2 +0 +0$' "$work/grouped.log"
+check "two areas, two rows" test "$(grep -Ec '^(lab04-solution|grader) ' "$work/grouped.log")" = 2
+check "the summary fails" test "$status" = 1
 
 if [ "$fails" -ne 0 ]; then echo "test-check-continues: $fails check(s) failed (logs: kept above)" >&2; exit 1; fi
 echo "test-check-continues: all checks passed"
