@@ -13,6 +13,7 @@
 #include "labkit/cli.h"
 #include "labkit/compare.h"
 #include "labkit/json.h"
+#include "labkit/png.h"
 #include "labkit/grid_io.h"
 
 enum { EXIT_USAGE = 2, EXIT_MISMATCH = 3 };
@@ -135,6 +136,7 @@ static void usage(FILE *f, const char *prog, const lk_lab *lab)
             "  -o, --out FILE       write the result as text (the model's course format)\n"
             "      --bin FILE       write the result as raw little-endian doubles\n"
             "      --png FILE       a picture of the result\n"
+            "      --diff-png FILE  where the GPU result differs from serial, as a picture\n"
             "  -r, --repeat N       time N GPU runs (after the checked run), report the median\n"
             "      --once           call the GPU code once: that call is checked and timed\n"
             "      --no-md5         skip the md5s (for a caller that hashes --bin or times)\n"
@@ -178,7 +180,7 @@ static int check_lab_options(const lk_lab *lab, const lk_options *o, int block_g
 static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o,
                          lk_error *err)
 {
-    enum { O_SERIAL = 256, O_GPU, O_TILE, O_VARIANT, O_BIN, O_PNG, O_JSON, O_FD, O_BENCH,
+    enum { O_SERIAL = 256, O_GPU, O_TILE, O_VARIANT, O_BIN, O_PNG, O_DIFF_PNG, O_JSON, O_FD, O_BENCH,
            O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5 };
     /* --time and -t exist only for models with a simulated time (the first entry). */
     static const struct option all_options[] = {
@@ -189,6 +191,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
         {"block", required_argument, 0, 'b'},   {"tile", required_argument, 0, O_TILE},
         {"variant", required_argument, 0, O_VARIANT}, {"out", required_argument, 0, 'o'},
         {"bin", required_argument, 0, O_BIN},   {"png", required_argument, 0, O_PNG},
+        {"diff-png", required_argument, 0, O_DIFF_PNG},
         {"repeat", required_argument, 0, 'r'},  {"json", no_argument, 0, O_JSON},
         {"result-fd", required_argument, 0, O_FD}, {"bench", no_argument, 0, O_BENCH},
         {"serial-steps", required_argument, 0, O_SERIAL_STEPS},
@@ -234,6 +237,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
         case 'o': o->out = optarg; break;
         case O_BIN: o->bin = optarg; break;
         case O_PNG: o->png = optarg; break;
+        case O_DIFF_PNG: o->diff_png = optarg; break;
         case 'r': rc = lk_parse_int("--repeat", optarg, 1, 1000, &o->repeat, err); break;
         case O_JSON: o->json = 1; break;
         case O_FD: rc = lk_parse_int("--result-fd", optarg, 0, 1 << 20, &o->result_fd, err); break;
@@ -1020,15 +1024,60 @@ static void print_summary(const lk_run *run)
     }
 }
 
+/* Only for labs compared bit for bit: a tolerance lab's values all differ in their last bits. */
+int lk_run_write_diff_png(const lk_run *run)
+{
+    const lk_output_shape *sh = &run->shape;
+    const char *path = run->opt.diff_png;
+    if (!path)
+        return 0;
+    if (!run->r.compared) {
+        printf("diff     %s not written: it needs both the serial and the GPU run\n", path);
+        return 0;
+    }
+    if (run->r.match) {
+        printf("diff     %s not written: the results are identical\n", path);
+        return 0;
+    }
+    if (sh->judge) {
+        printf("diff     %s not written: this lab's results are judged within a tolerance, "
+               "not bit for bit\n", path);
+        return 0;
+    }
+    const int rows = sh->rows + 2 * sh->ghost, cols = sh->cols + 2 * sh->ghost;
+    const size_t grid = (size_t)rows * cols;
+    for (int f = 0; f < sh->fields; f++) {
+        const double *expected = run->expected + f * grid, *got = run->gpu + f * grid;
+        if (memcmp(expected, got, grid * sizeof *got) == 0)
+            continue;
+        lk_error err;
+        lk_error_clear(&err);
+        if (lk_png_diff(path, expected, got, rows, cols, &err) != 0) {
+            printf("diff     %s not written: %s\n", path, err.msg);
+            return -1;
+        }
+        if (sh->fields > 1)
+            printf("diff     %s: output field %d of %d, red where it differs\n", path, f + 1,
+                   sh->fields);
+        else
+            printf("diff     %s: red where it differs\n", path);
+        return 0;
+    }
+    return 0;
+}
+
 int lk_run_finish(lk_run *run)
 {
     struct lk_run_state *st = run->state;
     if (run->status == 0 && run->r.compared && !run->r.match)
         run->status = EXIT_MISMATCH;
-    if (run->status == 0 && !run->opt.bench)
+    if (run->status == 0 && !run->opt.bench) {
         print_summary(run);
-    else if (run->status == EXIT_MISMATCH)
+        lk_run_write_diff_png(run);
+    } else if (run->status == EXIT_MISMATCH) {
         print_summary(run);
+        lk_run_write_diff_png(run);
+    }
     else if (run->status != 0)
         fprintf(stderr, "%s: %s\n", run->prog, run->err.msg);
     if (run->opt.json)

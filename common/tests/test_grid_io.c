@@ -15,27 +15,6 @@
 
 TestSuite(grid_io, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove);
 
-
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    size_t cap = 1 << 16, len = 0;
-    char *b = malloc(cap + 1);
-    size_t got;
-    while ((got = fread(b + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            b = realloc(b, (cap *= 2) + 1);
-    }
-    fclose(f);
-    b[len] = '\0';
-    if (n)
-        *n = len;
-    return b;
-}
-
 /*
  * A failure must return -1 with a message that starts with `path:line:` (the location) and
  * contains the key phrase, so a vague message fails the test.
@@ -99,7 +78,7 @@ Test(grid_io, header_written_in_course_order_one_key_per_line)
     lk_grid_header h = {496, 610, 2312345.5, 5112345.25, 10, -9999};
     const char *p = lk_tmp_path("h.txt");
     LK_ASSERT_OK(lk_write_header(p, &h, &err), &err);
-    char *text = slurp(p, NULL);
+    char *text = lk_read_whole(p, NULL);
     cr_assert_str_eq(text, "ncols        496\n"
                            "nrows        610\n"
                            "xllcorner    2312345.5\n"
@@ -302,7 +281,7 @@ Test(grid_io, body_written_as_rows_of_17_digits)
     const double v[] = {0.1, -0.0, 1, 2, 3, 1e-300};
     const char *p = lk_tmp_path("b.txt");
     LK_ASSERT_OK(lk_write_body(p, v, 2, 3, &err), &err);
-    char *text = slurp(p, NULL);
+    char *text = lk_read_whole(p, NULL);
     cr_assert_str_eq(text, "0.10000000000000001 -0 1\n2 3 1e-300\n");
     free(text);
 }
@@ -754,7 +733,7 @@ Test(grid_io, course_text_exact_bytes)
     const char *p = lk_tmp_path("out.txt");
     LK_ASSERT_OK(lk_write_course_text(p, v, 3, 3, &err), &err);
     size_t n;
-    char *text = slurp(p, &n);
+    char *text = lk_read_whole(p, &n);
     const char *want = "1.000000  2.500000  -0.000001  \n"
                        "0.000000  -0.000000  123456.250000  \n"
                        "0.000000  -2.000001  1000000.000000  \n";
@@ -802,7 +781,7 @@ Test(grid_io, binary_round_trip_is_little_endian_and_bit_exact)
     LK_ASSERT_OK(lk_read_binary(p, out, NAWK + 3, &err), &err);
     cr_assert(memcmp(in, out, sizeof in) == 0, "binary round trip changed bits");
     size_t n;
-    unsigned char *bytes = (unsigned char *)slurp(p, &n);
+    unsigned char *bytes = (unsigned char *)lk_read_whole(p, &n);
     cr_assert_eq(n, sizeof in);
     const unsigned char one[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f};
     cr_assert(memcmp(bytes + 8 * (NAWK + 2), one, 8) == 0, "1.0 is not little-endian");

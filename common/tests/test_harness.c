@@ -1,6 +1,7 @@
 #include <cuda_runtime_api.h>
 
 #include "labkit/harness.h"
+#include "labkit/png.h"
 #include "labkit/testing.h"
 
 /* A lab with no model: the test itself plays main.c, loading a grid and answering calls. */
@@ -71,4 +72,58 @@ Test(harness, leaves_small_buffers_pageable)
     cr_assert_eq(seen.out_locked + seen.input_locked, 0,
                  "buffers under 1 MiB should stay pageable (%d, %d)", seen.out_locked,
                  seen.input_locked);
+}
+
+/* --diff-png draws the first output field that differs, as lk_png_diff does; says why it drew
+   nothing for identical results or a lab judged within a tolerance. */
+static size_t judge_nothing(const void *ctx, const double *got, char *buf, size_t size)
+{
+    return 0;
+}
+
+static int same_bytes(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *pa = lk_read_whole(a, &na), *pb = lk_read_whole(b, &nb);
+    const int same = na == nb && memcmp(pa, pb, na) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
+Test(harness, diff_png_draws_the_first_field_that_differs, .init = lk_tmpdir_make,
+     .fini = lk_tmpdir_remove)
+{
+    enum { R = 5, C = 7, G = 1, W = C + 2 * G, H = R + 2 * G, FIELDS = 3 };
+    static double expected[FIELDS * H * W], got[FIELDS * H * W];
+    for (int k = 0; k < FIELDS * H * W; k++)
+        expected[k] = got[k] = 0.25 * k;
+    got[1 * H * W + 3 * W + 4] += 1.0; /* the second field differs, at one cell */
+    got[2 * H * W + 2 * W + 2] = -1.0; /* and the third, which is not drawn */
+    char path[512], direct[512];
+    snprintf(path, sizeof path, "%s", lk_tmp_path("diff.png"));
+    snprintf(direct, sizeof direct, "%s", lk_tmp_path("direct.png"));
+    lk_run run = {0};
+    run.opt.diff_png = path;
+    run.shape = (lk_output_shape){.rows = R, .cols = C, .fields = FIELDS, .ghost = G};
+    run.expected = expected;
+    run.gpu = got;
+    run.r.compared = 1;
+    run.r.match = 0;
+    cr_assert_eq(lk_run_write_diff_png(&run), 0);
+    lk_error err;
+    LK_ASSERT_OK(lk_png_diff(direct, expected + H * W, got + H * W, H, W, &err), &err);
+    cr_assert(same_bytes(path, direct), "%s is not the second field's difference", path);
+
+    remove(path);
+    run.r.match = 1; /* identical: nothing drawn */
+    cr_assert_eq(lk_run_write_diff_png(&run), 0);
+    cr_assert(access(path, F_OK) != 0, "a picture for identical results");
+    run.r.match = 0;
+    run.shape.judge = judge_nothing; /* a tolerance lab: nothing drawn */
+    cr_assert_eq(lk_run_write_diff_png(&run), 0);
+    cr_assert(access(path, F_OK) != 0, "a bit-level picture for a lab judged within a tolerance");
+    run.shape.judge = NULL;
+    run.opt.diff_png = "/nonexistent-folder/diff.png"; /* unwritable: said, and -1 */
+    cr_assert_eq(lk_run_write_diff_png(&run), -1);
 }

@@ -82,6 +82,7 @@ typedef struct lk_options {
     const char *out;             /**< `--out`. */
     const char *bin;             /**< `--bin`. */
     const char *png;             /**< `--png`. */
+    const char *diff_png;        /**< `--diff-png`: where GPU and serial differ. */
     const char *csv;             /**< `--csv`. */
     const char *files[3];        /**< Positional input files. */
     int nfiles;                  /**< How many. */
@@ -180,6 +181,14 @@ typedef struct lk_run {
     lk_run_result r;       /**< For the reports. */
     struct lk_run_state *state; /**< The harness's own (timers, calls, input copies). */
 } lk_run;
+
+/**
+ * `--diff-png FILE`, once serial and GPU outputs were compared: the first output field that
+ * differs as lk_png_diff() draws it (red where it differs), and a `diff` line saying so, or
+ * why nothing was written (identical results; a lab judged within a tolerance). Called by
+ * lk_run_finish(). Returns -1 when the picture could not be written (said on stdout), else 0.
+ */
+int lk_run_write_diff_png(const lk_run *run);
 
 /**
  * Parse the command line of lab @p lab. Returns 0 to go on, -1 when the program must end

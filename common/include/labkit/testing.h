@@ -93,6 +93,26 @@ static inline const char *lk_tmp_write(const char *name, const void *data, size_
     return p;
 }
 
+/** The whole file @p path, NUL-terminated (its length in @p n unless NULL); free() it. */
+static inline char *lk_read_whole(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *b = malloc(cap + 1);
+    size_t got;
+    while ((got = fread(b + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap)
+            b = realloc(b, (cap *= 2) + 1);
+    }
+    fclose(f);
+    b[len] = '\0';
+    if (n)
+        *n = len;
+    return b;
+}
+
 /** Write the text @p text to @p name in the temporary folder; its path. */
 static inline const char *lk_tmp_put(const char *name, const char *text)
 {
