@@ -107,7 +107,7 @@ $(B)/tests/%: $(CURDIR)/tests/%.c $(LAB_OBJS) $(B)/main_in_tests.o $(LK_LIB) $(L
 # (Only the line that runs $(MAKE) runs under make -n; the suites stay on lines of their own.)
 BUILD_REPORT := $(REPORTS)/lab$(LAB_ID)-$(VARIANT)-build
 check-suites:
-	@rm -f $(BUILD_REPORT).tap $(BUILD_REPORT).status
+	@rm -f $(BUILD_REPORT).tap $(BUILD_REPORT).status $(BUILD_REPORT).fix
 	@$(MAKE) --no-print-directory build || $(LK_TOP)/tools/record-failure.sh $(REPORTS) \
 	  $(notdir $(BUILD_REPORT)) \
 	  "labs/$(LAB) ($(VARIANT)) did not build: fix the first error above, then run make check again"

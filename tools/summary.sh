@@ -58,11 +58,11 @@ if [ "$total_skip" -gt 0 ]; then
     fi
 fi
 # Suites that could not run (tools/record-failure.sh): what to fix first.
-builds=("$report_dir"/*-build.tap)
-if [ -e "${builds[0]}" ]; then
+fixes=("$report_dir"/*.fix)
+if [ -e "${fixes[0]}" ]; then
     echo
-    for tap in "${builds[@]}"; do
-        echo "!!!!!!!! $(basename "$tap" .tap): $(sed -n 's/^not ok 1 - //p' "$tap")"
+    for fix in "${fixes[@]}"; do
+        echo "!!!!!!!! $(basename "$fix" .fix): $(cat "$fix")"
     done
 fi
 echo

@@ -55,11 +55,13 @@ tap lab04-solution-gpu $'ok 1 - a\nok 2 - b\nnot ok 3 - c' 1
 tap lab04-solution-cli $'ok 1 - a\nok 2 - b\nok 3 - c\nok 4 - d # SKIP no GPU on this machine'
 echo 139 >"$r/lab04-solution-serial.status" # crashed before its report
 tap grader-score $'ok 1 - a\nok 2 - b'
+tap grader-build $'ok 1 - a' # a suite named build, not a failed build
 status=0
 "$here/summary.sh" "$r" >"$work/grouped.log" 2>&1 || status=$?
 check "a lab's suites add up in one row, the failed and unreported ones named" \
     grep -Eq '^lab04-solution +5 +1 +1 +<-- FAILED: gpu serial \(NO REPORT, exit status 139' "$work/grouped.log"
-check "an area whose suites passed is one plain row" grep -Eq '^grader +2 +0 +0$' "$work/grouped.log"
+check "an area whose suites passed is one plain row" grep -Eq '^grader +3 +0 +0$' "$work/grouped.log"
+check "a suite named build is no build failure" sh -c "! grep -q '!!!!!!!! grader-build' '$work/grouped.log'"
 check "two areas, two rows" test "$(grep -Ec '^(lab04-solution|grader) ' "$work/grouped.log")" = 2
 check "the summary fails" test "$status" = 1
 
