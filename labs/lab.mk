@@ -2,6 +2,7 @@
 #
 #   make            build the driver and the tests from your kernels.cu
 #   make check      run the tests against your kernels.cu, then a summary
+#   make grade      self-grade this lab (the grader's checks; reports in build/student/grade)
 #   make run        run the lab's standard dataset (time, md5, speedup, PNG)
 #   make bench      performance report (GPU)
 #   make bench-profile  DRAM bytes per step measured with ncu (GPU, Nsight Compute)
@@ -55,7 +56,7 @@ endif
 
 PROFILE_CSV ?= $(B)/profile.csv
 
-.PHONY: build check check-suites run bench bench-profile clean
+.PHONY: build check check-suites grade run bench bench-profile clean
 .DELETE_ON_ERROR:
 
 build: $(PROG) $(TESTS)
@@ -118,6 +119,12 @@ check:
 	@rm -rf $(REPORTS)
 	@$(MAKE) --no-print-directory check-suites
 	@$(LK_TOP)/tools/summary.sh $(REPORTS)
+
+# Self-grade this lab only, as the grader will (the top folder's make grade grades every lab):
+# reports in $(B)/grade. GRADE_FLAGS adds grader options (e.g. --seed 7).
+grade:
+	@$(MAKE) --no-print-directory -C $(LK_TOP) grade SUBMISSIONS=self OUT=$(B)/grade \
+	  GRADE_FLAGS="--lab $(LAB) $(GRADE_FLAGS)"
 
 run: $(PROG)
 	$(PROG) --standard --png $(B)/run.png

@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "  --lib FILE              the kit library (default: KIT/build/common/liblabkit.a)\n"
           "  --seed N                seed of the hidden datasets (default: from /dev/urandom)\n"
           "  --only NAME             grade only the student NAME\n"
+          "  --lab NAME              grade only lab NAME (e.g. 04-halo-tiling)\n"
           "  --force                 re-grade results that are unchanged since the last run\n"
           "  --junit                 also write OUT/junit.xml\n"
           "  --gradescope            also write OUT/students/NAME/results.json\n"
@@ -59,13 +60,14 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, gr_options *o)
 {
-    enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_FORCE, O_JUNIT, O_GS,
+    enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
            O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS, O_RUNS };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
         {"lib", required_argument, 0, O_LIB},         {"seed", required_argument, 0, O_SEED},
         {"only", required_argument, 0, O_ONLY},       {"force", no_argument, 0, O_FORCE},
+        {"lab", required_argument, 0, O_LAB},
         {"junit", no_argument, 0, O_JUNIT},           {"gradescope", no_argument, 0, O_GS},
         {"no-gpu", no_argument, 0, O_NOGPU},          {"gpu-lock", required_argument, 0, O_LOCK},
         {"cuda-arch", required_argument, 0, O_ARCH},  {"quiet", no_argument, 0, 'q'},
@@ -98,6 +100,7 @@ static int parse_args(int argc, char **argv, gr_options *o)
             o->seed_given = 1;
             break;
         case O_ONLY: o->only = optarg; break;
+        case O_LAB: o->lab = optarg; break;
         case O_FORCE: o->force = 1; break;
         case O_JUNIT: o->junit = 1; break;
         case O_GS: o->gradescope = 1; break;

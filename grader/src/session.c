@@ -72,15 +72,36 @@ static int kit_labs(const char *kit, char ***names, int *n)
 }
 
 /* Check the rubric against the kit: datasets in the manifest, driver names, solutions. */
-static int setup_labs(gr_session *s, const char *rubric_path, int quiet, lk_error *err)
+static int setup_labs(gr_session *s, const char *rubric_path, const char *only_lab, int quiet,
+                      lk_error *err)
 {
     char **names;
     int n;
     kit_labs(s->kit, &names, &n);
+    if (only_lab) {
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            found |= strcmp(names[i], only_lab) == 0 && gr_rubric_find(&s->rubric, only_lab);
+        if (!found) {
+            gr_buf list = {0};
+            for (int i = 0; i < n; i++)
+                gr_buf_printf(&list, "%s%s", i ? ", " : "", names[i]);
+            char *all = gr_buf_take(&list);
+            lk_fail(err, "--lab %s: no such graded lab in %s: give one of %s", only_lab,
+                    s->kit, all);
+            free(all);
+            for (int i = 0; i < n; i++)
+                free(names[i]);
+            free(names);
+            return 2; /* bad usage */
+        }
+    }
     s->labs = gr_xcalloc(n ? n : 1, sizeof *s->labs);
     s->graded = gr_xcalloc(n ? n : 1, sizeof *s->graded);
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
+        if (only_lab && strcmp(names[i], only_lab) != 0)
+            continue;
         const gr_lab_rubric *lab = gr_rubric_find(&s->rubric, names[i]);
         if (!lab) {
             fprintf(stderr, "labkit-grade: warning: labs/%s exists but %s has no entry for it: "
@@ -451,9 +472,9 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
         return rc;
     if (gr_rubric_read(s->rubric_path, &s->rubric, err) != 0 ||
         lk_manifest_read(s->manifest_path, &s->manifest, err) != 0 ||
-        setup_labs(s, s->rubric_path, o->quiet, err) != 0 ||
+        (rc = setup_labs(s, s->rubric_path, o->lab, o->quiet, err)) != 0 ||
         gr_kit_init(&s->kitinfo, s->kit, s->lib, GR_CUDA_HOME, o->cuda_arch, s->drop, err) != 0)
-        return 1;
+        return rc == 2 ? 2 : 1;
     gr_env_probe(s->kit, !o->no_gpu && !o->assume_gpu, s->drop, &s->env);
     if (o->assume_gpu && !o->no_gpu) {
         s->env.gpu_ok = 1;

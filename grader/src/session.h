@@ -12,6 +12,7 @@
 typedef struct gr_options {
     const char *kit, *submissions, *out, *rubric, *lib, *gpu_lock, *cuda_arch;
     const char *only, *assume_gpu;
+    const char *lab; /**< --lab: grade only this lab of the kit (NULL: every lab). */
     unsigned long long seed;
     int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */

@@ -376,3 +376,56 @@ Test(build, make_takes_the_variant_kernels_and_reports_from_the_command_line_onl
     }
 }
 
+
+/* make grade in a lab folder self-grades that lab only, into the lab's build folder. */
+Test(build, a_lab_folders_make_grade_self_grades_that_lab)
+{
+    char *plan = make_dry_run("", "labs/04-halo-tiling", "grade", 0);
+    cr_expect(strstr(plan, "--submissions self") && strstr(plan, "--lab 04-halo-tiling"),
+              "not a self-grade of lab 04:\n%s", plan);
+    cr_expect(strstr(plan, "labs/04-halo-tiling/build/student/grade"),
+              "reports not in the lab's build folder:\n%s", plan);
+    free(plan);
+}
+
+/* --lab: an unknown lab is a usage error that lists the kit's labs. */
+Test(build, grading_an_unknown_lab_is_a_usage_error_that_lists_the_labs)
+{
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", "self", "--lab", "09-missing", "--out", out, NULL};
+    const int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "--lab 09-missing: no such graded lab") &&
+                  strstr(console, "01-straightforward, 02-coalescing"),
+              "%s", console);
+    free(console);
+    free(out);
+    free(log);
+}
+
+/* --lab grades that lab alone: the gradebook has its column and no other. */
+Test(build, lab_grades_that_lab_alone, .timeout = 300)
+{
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", "self", "--lab", "03-shared-memory", "--no-gpu",
+                          "--out", out, "-q", NULL};
+    const int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 4, "exit status %d (4: graded, GPU stages not run): %s", status, console);
+    char *book_path = gr_strf("%s/gradebook.csv", out);
+    char *book = gr_read_file(book_path, 1 << 20, NULL, &err);
+    cr_assert_not_null(book, "%s", err.msg);
+    cr_expect(strncmp(book, "student,03-shared-memory,total,", 31) == 0, "gradebook:\n%s", book);
+    cr_expect(!strstr(book, "01-straightforward") && !strstr(book, "04-halo-tiling"),
+              "other labs graded:\n%s", book);
+    free(book);
+    free(book_path);
+    free(console);
+    free(out);
+    free(log);
+}
