@@ -1,28 +1,21 @@
 #!/usr/bin/env bash
-# One-screen summary of the suites run by `make check`: passed / failed / skipped per area,
+# One-screen summary of the suites run by `make check`: passed / failed / skipped per suite,
 # and a loud line when GPU tests were skipped. Exit 1 if any suite failed or did not report.
 # usage: summary.sh REPORT_DIR
 set -u
 report_dir=$1
 bad=0 total_skip=0
-# One row per area (common, datasets, labNN-VARIANT, grader): its suites' counts summed, and
-# the suites that failed or did not report named, so that the table fits a screen.
-declare -A pass_of=() fail_of=() skip_of=() bad_of=()
-areas=()
+# Every suite's counts, two suites a line so that 45 of them fit a screen ("!!" marks a suite
+# that failed), then the failed ones named with what went wrong.
+cells=() failed=()
 for status_file in "$report_dir"/*.status; do
     [ -e "$status_file" ] || { echo "no test suite reported in $report_dir"; exit 1; }
     name=$(basename "$status_file" .status)
-    case $name in
-        lab[0-9]*-*-*) area=${name%-*} ;;
-        *-*) area=${name%%-*} ;;
-        *) area=$name ;;
-    esac
-    suite=${name#"$area"-}
-    [ -n "${pass_of[$area]+set}" ] || { areas+=("$area"); pass_of[$area]=0 fail_of[$area]=0 skip_of[$area]=0 bad_of[$area]=""; }
     tap="$report_dir/$name.tap"
     status=$(cat "$status_file")
     if [ ! -s "$tap" ]; then
-        bad_of[$area]+=" $suite (NO REPORT, exit status $status: the test binary crashed or did not start)"
+        cells+=("$(printf '%-22s %5s %4s %4s !!' "$name" - - -)")
+        failed+=("$name: NO REPORT (exit status $status: the test binary crashed or did not start)")
         bad=1; continue
     fi
     read -r pass fail skip < <(awk '
@@ -30,18 +23,26 @@ for status_file in "$report_dir"/*.status; do
         /^ok /         { p++; next }
         /^not ok /     { f++ }
         END { print p+0, f+0, s+0 }' "$tap")
-    pass_of[$area]=$((pass_of[$area] + pass)) fail_of[$area]=$((fail_of[$area] + fail))
-    skip_of[$area]=$((skip_of[$area] + skip))
-    if [ "$fail" -gt 0 ] || [ "$status" != 0 ]; then bad_of[$area]+=" $suite"; bad=1; fi
+    mark="  "
+    if [ "$fail" -gt 0 ] || [ "$status" != 0 ]; then
+        mark="!!" bad=1
+        failed+=("$name: $fail test(s) failed${status:+, exit status $status}")
+    fi
+    cells+=("$(printf '%-22s %5d %4d %4d %s' "$name" "$pass" "$fail" "$skip" "$mark")")
     total_skip=$((total_skip + skip))
 done
-printf '\n%-22s %7s %7s %7s\n' tests passed failed skipped
-printf '%-22s %7s %7s %7s\n' ---------------------- ------ ------ -------
-for area in "${areas[@]}"; do
-    mark=""
-    [ -z "${bad_of[$area]}" ] || mark="  <-- FAILED:${bad_of[$area]}"
-    printf '%-22s %7d %7d %7d%s\n' "$area" "${pass_of[$area]}" "${fail_of[$area]}" "${skip_of[$area]}" "$mark"
+head=$(printf '%-22s %5s %4s %4s' suite passed fail skip)
+printf '\n%s       %s\n' "$head" "$head"
+half=$(( (${#cells[@]} + 1) / 2 ))
+for ((i = 0; i < half; i++)); do
+    printf '%s' "${cells[i]}"
+    [ $((i + half)) -lt "${#cells[@]}" ] && printf '    %s' "${cells[i + half]}"
+    printf '\n'
 done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo
+    printf '!!!!!!!! FAILED %s\n' "${failed[@]}"
+fi
 if [ "$total_skip" -gt 0 ]; then
     # The reason the GPU tests give on a machine without a GPU (LK_NO_GPU, labkit/cuda_check.h).
     no_gpu_reason="no GPU on this machine"

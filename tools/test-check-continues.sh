@@ -23,7 +23,7 @@ make --no-print-directory -C "$top/labs/01-straightforward" check KERNELS="$work
     B="$work/lab" >"$work/lab.log" 2>&1 || status=$?
 check "it fails" test "$status" -ne 0
 check "its summary names the build as a failed suite" \
-    grep -Eq '^lab01-student +0 +1 +0 +<-- FAILED: build$' "$work/lab.log"
+    grep -Eq '^lab01-student-build +0 +1 +0 !!' "$work/lab.log"
 check "its summary says what to do" \
     grep -q 'labs/01-straightforward (student) did not build: fix the first error above' "$work/lab.log"
 check "it ends with make check: FAILED" grep -q '^make check: FAILED' "$work/lab.log"
@@ -47,7 +47,7 @@ status=0
 check "the summary fails" test "$status" = 1
 check "the summary names lab 02's build, after lab 01's failed" grep -q 'lab02-.*-build:' "$work/summary.log"
 
-echo "the summary's rows, one per area:"
+echo "the summary: every suite's counts, two a line, the failed ones named:"
 r=$work/grouped
 mkdir -p "$r"
 tap() { printf 'TAP version 13\n%s\n' "$2" >"$r/$1.tap"; echo "${3:-0}" >"$r/$1.status"; }
@@ -58,11 +58,14 @@ tap grader-score $'ok 1 - a\nok 2 - b'
 tap grader-build $'ok 1 - a' # a suite named build, not a failed build
 status=0
 "$here/summary.sh" "$r" >"$work/grouped.log" 2>&1 || status=$?
-check "a lab's suites add up in one row, the failed and unreported ones named" \
-    grep -Eq '^lab04-solution +5 +1 +1 +<-- FAILED: gpu serial \(NO REPORT, exit status 139' "$work/grouped.log"
-check "an area whose suites passed is one plain row" grep -Eq '^grader +3 +0 +0$' "$work/grouped.log"
-check "a suite named build is no build failure" sh -c "! grep -q '!!!!!!!! grader-build' '$work/grouped.log'"
-check "two areas, two rows" test "$(grep -Ec '^(lab04-solution|grader) ' "$work/grouped.log")" = 2
+check "a failed suite: its counts, marked" grep -Eq 'lab04-solution-gpu +2 +1 +0 !!' "$work/grouped.log"
+check "... and named below" grep -q '^!!!!!!!! FAILED lab04-solution-gpu: 1 test(s) failed' "$work/grouped.log"
+check "a suite without a report: marked, named, its exit status" \
+    grep -q '^!!!!!!!! FAILED lab04-solution-serial: NO REPORT (exit status 139' "$work/grouped.log"
+check "a suite that passed: its counts, unmarked" grep -Eq 'grader-score +2 +0 +0( |$)' "$work/grouped.log"
+check "... and a skipped test counted" grep -Eq 'lab04-solution-cli +3 +0 +1( |$)' "$work/grouped.log"
+check "a suite named build is no build failure" sh -c "! grep -q 'grader-build:' '$work/grouped.log'"
+check "five suites on three lines" test "$(grep -Ec '^(lab04|grader)' "$work/grouped.log")" = 3
 check "the summary fails" test "$status" = 1
 
 if [ "$fails" -ne 0 ]; then echo "test-check-continues: $fails check(s) failed (logs: kept above)" >&2; exit 1; fi
