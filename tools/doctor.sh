@@ -8,7 +8,8 @@
 # Policy: FIX is for whatever `make`, `make check` or `make grade` need: nvcc (CUDA >= 12) and
 # its static runtime, gcc, Criterion, libpng, libcrypto, Open MPI (lab 07), the grader's cJSON,
 # libseccomp and a bubblewrap that starts a sandbox, and, when a GPU
-# is present, a driver new enough for the toolkit and a CUDA_ARCH that runs on it.
+# is present, a driver new enough for the toolkit, a CUDA_ARCH that runs on it and built
+# kernels that hold code for it.
 # Tools only optional targets need (Doxygen for `make docs`, pandoc and pdflatex for
 # `make slides`, Nsight Compute for `make bench-profile`, compute-sanitizer for
 # debugging) are notes; LK_DOCTOR_STRICT=1 makes them problems (maintainer/CI machines).
@@ -136,6 +137,34 @@ elif [ -z "$gpu_lines" ] && [ "$gpu_unreadable" = 0 ]; then
     if [ -s "$tmp/smi.err" ]; then note "nvidia-smi says: $(head -n 1 "$tmp/smi.err" | cut -c1-100)"; fi
 fi
 
+# check_built SM: the labs' kernels already built (labs/*/build/*/kernels.o, or the objects in
+# LK_DOCTOR_OBJECTS) hold code a GPU of architecture SM runs: a cubin for it, or PTX no newer
+# than it. A build from another machine or another CUDA_ARCH fails only at its first launch.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cuobjdump=$(command -v cuobjdump 2>/dev/null)
+[ -z "$cuobjdump" ] && [ -n "$cuda_home" ] && [ -x "$cuda_home/bin/cuobjdump" ] && cuobjdump=$cuda_home/bin/cuobjdump
+check_built() {
+    local sm=$1 cap=${1#sm_} o objs=() stale=()
+    for o in ${LK_DOCTOR_OBJECTS:-"$top"/labs/*/build/*/kernels.o}; do [ -f "$o" ] && objs+=("$o"); done
+    [ "${#objs[@]}" -gt 0 ] || return 0
+    if [ -z "$cuobjdump" ]; then
+        note "built kernels not checked against this $sm GPU: cuobjdump (CUDA toolkit) not found"
+        return 0
+    fi
+    for o in "${objs[@]}"; do
+        "$cuobjdump" --list-elf "$o" 2>/dev/null | grep -q "\.$sm\.cubin" && continue
+        local ptx
+        ptx=$("$cuobjdump" --list-ptx "$o" 2>/dev/null | sed -n 's/.*\.sm_\([0-9]*\)[a-z]*\.ptx.*/\1/p' | sort -n | head -n 1)
+        [ -n "$ptx" ] && [ "$ptx" -le "$cap" ] && continue
+        stale+=("${o#"$top"/}")
+    done
+    if [ "${#stale[@]}" -eq 0 ]; then
+        ok "built kernels: all ${#objs[@]} hold code for this $sm GPU"
+    else
+        fix "${#stale[@]} built kernel object(s) hold no code for this $sm GPU (${stale[0]}$([ "${#stale[@]}" -gt 1 ] && echo ", ...")): built on another machine or for another CUDA_ARCH; run make clean, then make"
+    fi
+}
+
 if [ -n "$gpu_lines" ]; then
     # One line per distinct GPU model; the driver is the same for all.
     driver=$(printf '%s\n' "$gpu_lines" | head -n 1 | cut -d, -f3 | tr -d ' ')
@@ -154,6 +183,7 @@ if [ -n "$gpu_lines" ]; then
         else
             fix "CUDA_ARCH=$CUDA_ARCH has no code that runs on this GPU ($sm): rebuild with make CUDA_ARCH=$sm (after make clean, so no object keeps the old architectures)"
         fi
+        check_built "$sm"
     done < <(printf '%s\n' "$gpu_lines" | cut -d, -f1,2 | sort | uniq -c)
 
     driver_old=0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make doctor's check of the grader's sandbox, with stand-in bwrap programs first on the PATH:
 # one that starts (ok), one that cannot (a FIX naming what bwrap said and what to do, and the
-# doctor's exit status 1). And the quick starts name the packages CI installs.
+# doctor's exit status 1). Built kernels that hold no code for the GPU (a stand-in GPU and
+# cuobjdump). And the quick starts name the packages CI installs.
 # usage: test-doctor.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,39 @@ PATH="$work/refuses:$PATH" "$here/doctor.sh" >"$work/refuses.log" 2>&1 || status
 check "a bwrap that cannot start: a FIX with what bwrap said" \
     grep -q '^FIX  bubblewrap cannot start a sandbox here (bwrap: No permissions' "$work/refuses.log"
 check "... and what to do" grep -q 'unprivileged_userns_clone=1.*--unsandboxed' "$work/refuses.log"
+check "... and the doctor fails" test "$status" = 1
+
+# Built kernels against the GPU: a stand-in nvidia-smi shows an sm_80 GPU, a stand-in cuobjdump
+# lists each object's cubins and PTX from files beside it.
+mkdir -p "$work/gpu" "$work/objs"
+cat >"$work/gpu/nvidia-smi" <<'SH'
+#!/bin/sh
+case "$*" in
+    *--query-gpu*) echo "NVIDIA Stand-in GPU, 8.0, 999.99" ;;
+    -L) echo "GPU 0: NVIDIA Stand-in GPU (UUID: GPU-0)" ;;
+    *) echo "| NVIDIA-SMI 999.99   Driver Version: 999.99   CUDA Version: 99.9 |" ;;
+esac
+SH
+cat >"$work/gpu/cuobjdump" <<'SH'
+#!/bin/sh
+case $1 in --list-elf) cat "$2.elf" 2>/dev/null ;; --list-ptx) cat "$2.ptx" 2>/dev/null ;; esac
+exit 0
+SH
+chmod +x "$work/gpu/nvidia-smi" "$work/gpu/cuobjdump"
+for o in cubin ptx stale; do touch "$work/objs/$o.o"; done
+echo "ELF file    1: kernels.sm_80.cubin" >"$work/objs/cubin.o.elf"     # native code
+echo "PTX file    1: kernels.sm_75.ptx" >"$work/objs/ptx.o.ptx"         # JIT from older PTX
+echo "ELF file    1: kernels.sm_90.cubin" >"$work/objs/stale.o.elf"     # another machine's
+echo "PTX file    1: kernels.sm_90.ptx" >"$work/objs/stale.o.ptx"
+PATH="$work/gpu:$PATH" LK_DOCTOR_OBJECTS="$work/objs/cubin.o $work/objs/ptx.o" \
+    "$here/doctor.sh" >"$work/built-ok.log" 2>&1 || true
+check "built kernels with a cubin for the GPU, or older PTX: ok" \
+    grep -q '^ok   built kernels: all 2 hold code for this sm_80 GPU' "$work/built-ok.log"
+status=0
+PATH="$work/gpu:$PATH" LK_DOCTOR_OBJECTS="$work/objs/cubin.o $work/objs/stale.o" \
+    "$here/doctor.sh" >"$work/built-stale.log" 2>&1 || status=$?
+check "a built kernel with only newer code: a FIX naming it and what to do" \
+    grep -q "^FIX  1 built kernel object(s) hold no code for this sm_80 GPU ($work/objs/stale.o).*make clean, then make" "$work/built-stale.log"
 check "... and the doctor fails" test "$status" = 1
 
 # The packages CI installs for builds and tests are the ones both quick starts name (the API
