@@ -5,14 +5,8 @@
 # (the difference of two runs), the kernels per step, the launches and a failing ncu.
 # usage: test-bench-profile.sh
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1; shift
-    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
-}
+# shellcheck source=tools/testlib.sh
+source "$(dirname "$0")/testlib.sh"
 
 # A driver: its help lists two variants, the first the default; its JSON line names the grid.
 cat >"$work/prog" <<'SH'
@@ -97,8 +91,4 @@ if NCU="$work/nothing" "$here/bench-profile.sh" 99-fake "$work/prog" "$work/p.cs
         >"$work/log" 2>&1; then st=0; else st=$?; fi
 check "no ncu: an error that says how to get it" grep -q "not found: install" "$work/log"
 
-if [ "$fails" -gt 0 ]; then
-    echo "test-bench-profile: $fails check(s) failed" >&2
-    exit 1
-fi
-echo "test-bench-profile: all checks passed"
+checks_done test-bench-profile

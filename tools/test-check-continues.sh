@@ -5,15 +5,8 @@
 # GPU: only builds are exercised.
 # usage: test-check-continues.sh
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1; shift
-    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
-}
+# shellcheck source=tools/testlib.sh
+source "$(dirname "$0")/testlib.sh"
 printf '__global__ void broken( { }\n' >"$work/broken.cu"
 unset MAKEFLAGS MFLAGS
 
@@ -68,5 +61,4 @@ check "a suite named build is no build failure" sh -c "! grep -q 'grader-build:'
 check "five suites on three lines" test "$(grep -Ec '^(lab04|grader)' "$work/grouped.log")" = 3
 check "the summary fails" test "$status" = 1
 
-if [ "$fails" -ne 0 ]; then echo "test-check-continues: $fails check(s) failed (logs: kept above)" >&2; exit 1; fi
-echo "test-check-continues: all checks passed"
+checks_done test-check-continues

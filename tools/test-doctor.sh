@@ -5,14 +5,8 @@
 # cuobjdump). And the quick starts name the packages CI installs.
 # usage: test-doctor.sh
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1; shift
-    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
-}
+# shellcheck source=tools/testlib.sh
+source "$(dirname "$0")/testlib.sh"
 mkdir -p "$work/starts" "$work/refuses"
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap 9.9.9"\nexit 0\n' >"$work/starts/bwrap"
 printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' \
@@ -65,7 +59,6 @@ check "... and the doctor fails" test "$status" = 1
 
 # The packages CI installs for builds and tests are the ones both quick starts name (the API
 # docs' and the slides' are CI's extras).
-top=$(dirname "$here")
 ci_packages=$(sed -n '/^packages=(/,/)/p' "$top/.ci/run" | tr -d '()' | sed 's/packages=//' |
     tr -s ' \n' '\n' | grep -Evx 'doxygen|pandoc|texlive-.*|lmodern|' | sort)
 for readme in README.md tools/handout-README.md; do
@@ -75,5 +68,4 @@ for readme in README.md tools/handout-README.md; do
         test "$named" = "$ci_packages"
 done
 
-if [ "$fails" -ne 0 ]; then echo "test-doctor: $fails check(s) failed" >&2; exit 1; fi
-echo "test-doctor: all checks passed"
+checks_done test-doctor

@@ -7,16 +7,10 @@
 # from its long one-rank run).
 # usage: test-gpu-lock.sh
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-work=$(mktemp -d)
+# shellcheck source=tools/testlib.sh
+source "$(dirname "$0")/testlib.sh"
 holder=
 trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; rm -rf "$work"' EXIT
-fails=0
-check() { # check WHAT COMMAND...
-    local what=$1; shift
-    if "$@"; then echo "  ok    $what"; else echo "  FAIL  $what" >&2; fails=$((fails + 1)); fi
-}
 lock=$work/gpu.lock
 run() { "$here/gpu-lock.sh" "$lock" "$@"; }
 
@@ -113,8 +107,4 @@ RANKS="1 2" WEAK_RANKS=1 LOGS=$work/logs \
 check "lab 07 scaling.sh --csv: make bench's rows from the 1000-step run only" \
     test "$(cat "$work/bench.csv" 2>/dev/null)" = "$(printf 'lab,steps\n07,1000')"
 
-if [ "$fails" -ne 0 ]; then
-    echo "test-gpu-lock: $fails check(s) failed" >&2
-    exit 1
-fi
-echo "test-gpu-lock: all checks passed"
+checks_done test-gpu-lock
