@@ -38,7 +38,7 @@ for ((i = 0; i < half; i++)); do
     printf '%s' "${cells[i]}"
     [ $((i + half)) -lt "${#cells[@]}" ] && printf '    %s' "${cells[i + half]}"
     printf '\n'
-done
+done | sed 's/ *$//'
 if [ "${#failed[@]}" -gt 0 ]; then
     echo
     printf '!!!!!!!! FAILED %s\n' "${failed[@]}"
