@@ -8,6 +8,10 @@
 #   make bench-profile  DRAM bytes per step measured with ncu (GPU, Nsight Compute)
 #   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors; and the lab's
 #                    other student files, e.g. lab 07's exchange.c)
+#   GRADED=1         the grader's build of a driver that runs a student's code: no serial
+#                    reference in it (serial.c's functions stop the run with one error line,
+#                    lk_no_reference in labkit/harness.h), so --gpu runs and --serial, --bench
+#                    and the default run of both fail. The tests link the reference as always.
 #   V=1             show the full compiler command lines
 
 LAB := $(notdir $(CURDIR))
@@ -29,6 +33,8 @@ STUDENT_C := $(if $(filter 07,$(LAB_ID)),exchange.c)
 lk_student_var = $(shell printf '%s' '$(basename $(1))' | tr a-z A-Z)
 $(foreach f,$(STUDENT_C),$(call lk_default,$(call lk_student_var,$(f)),\
   $(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB)/$(f),$(CURDIR)/$(f))))
+$(call lk_default,GRADED,)
+$(if $(filter-out 0 1,$(GRADED)),$(error GRADED=$(GRADED): use GRADED=1 for a graded build, or leave it out))
 $(call lk_default,B,$(CURDIR)/build/$(VARIANT))
 $(call lk_default,REPORTS,$(B)/reports)
 PROG := $(B)/lab$(LAB_ID)
@@ -39,6 +45,16 @@ LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/lab
 LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(addprefix $(CURDIR)/,$(STUDENT_C)),$(wildcard $(CURDIR)/*.c))) \
             $(patsubst $(CURDIR)/%.cu,$(B)/%.o,$(filter-out $(CURDIR)/kernels.cu,$(wildcard $(CURDIR)/*.cu))) \
             $(B)/kernels.o $(patsubst %.c,$(B)/%.o,$(STUDENT_C))
+# A graded build (GRADED=1): the driver runs student code, so it holds no reference (the
+# grader's expected outputs come from its own build of the kit). The lab's serial object,
+# built from the kit only, stays out of the link, and every global name it defines is bound
+# to lk_no_reference: a call of the reference, by name or through a pointer found at run
+# time, ends the run. The tests link LAB_OBJS, the reference included.
+# A lab whose driver judges the GPU output against a reference it computes itself sets
+# LAB_KEEPS_REFERENCE := 1 in its Makefile: its graded build keeps the reference (lab 06).
+LAB_SERIAL := $(if $(LAB_KEEPS_REFERENCE),,$(filter $(B)/serial.o,$(LAB_OBJS)))
+PROG_OBJS := $(if $(filter 1,$(GRADED)),$(filter-out $(LAB_SERIAL),$(LAB_OBJS)),$(LAB_OBJS))
+PROG_GRADED_FLAGS := $(if $(and $(filter 1,$(GRADED)),$(LAB_SERIAL)),@$(B)/no-reference.flags)
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
 LAB_LDFLAGS := $(LDFLAGS) $(LK_HARNESS_LDFLAGS)
@@ -87,9 +103,29 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	$(lk_say) CC $(call lk_rel,$<)
 	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB)
+$(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB) $(B)/link-mode $(if $(PROG_GRADED_FLAGS),$(B)/no-reference.flags)
 	$(lk_say) LD $(call lk_rel,$@)
-	$(Q)$(CC) $(CFLAGS) $(B)/main.o $(LAB_OBJS) -o $@ $(LAB_LDFLAGS) $(LK_LIB) $(LK_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(B)/main.o $(PROG_OBJS) -o $@ $(LAB_LDFLAGS) $(PROG_GRADED_FLAGS) $(LK_LIB) $(LK_LIBS)
+
+# Which link PROG had (graded or not): rewritten only when it changes, so that switching
+# GRADED in one build folder relinks the driver.
+$(B)/link-mode: FORCE
+	@mkdir -p $(@D)
+	@echo '$(if $(filter 1,$(GRADED)),graded,full)' | cmp -s - $@ || \
+	  echo '$(if $(filter 1,$(GRADED)),graded,full)' >$@
+
+# The graded link's options (a gcc @file): one --defsym per global name of the serial
+# object, and lk_no_reference pulled from the kit library. Only a function can stand in for
+# a function: a data symbol (nm type other than T or W) stops the build with its name.
+$(B)/no-reference.flags: $(LAB_SERIAL)
+	$(lk_say) NM $(call lk_rel,$<)
+	$(Q)nm --defined-only -g $< >$@.nm
+	$(Q)awk -v obj='$(call lk_rel,$<)' 'BEGIN { print "-Wl,--undefined=lk_no_reference" } \
+	  $$2 != "T" && $$2 != "W" { printf "%s: %s (nm type %s) is not a function: a graded " \
+	    "build binds only functions to lk_no_reference\n", obj, $$3, $$2 >"/dev/stderr"; \
+	    bad = 1 } \
+	  { print "-Wl,--defsym=" $$3 "=lk_no_reference" } END { exit bad }' $@.nm >$@
+	@rm -f $@.nm
 
 # The tests run the lab's real main.c, renamed lk_lab_main (labkit/testing.h).
 $(B)/main_in_tests.o: $(CURDIR)/main.c $(LAB_HEADERS)

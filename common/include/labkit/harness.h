@@ -222,6 +222,15 @@ int lk_run_serial_begin(lk_run *run);
 void lk_run_serial_end(lk_run *run, int rc);
 
 /**
+ * What every serial reference function is in a graded build (labs/lab.mk `GRADED=1`), the
+ * driver that runs a student's code for the grader: the linker binds each name the lab's
+ * serial object defines to this function, which says on stderr, in one line, that the
+ * reference is not part of the build, and exits with status 1. It stands in for functions
+ * of any signature: it takes no argument and never returns.
+ */
+void lk_no_reference(void) __attribute__((noreturn));
+
+/**
  * The next call of the GPU code, or NULL when there is none left (or one failed). The
  * caller calls the code it describes and sets call->rc; the harness times the call, and
  * checks its output and the inputs at the next lk_run_next_gpu_call().
