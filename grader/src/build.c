@@ -364,7 +364,7 @@ int gr_refresh_lib(const gr_kit *kit, lk_error *err)
 }
 
 int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, const char *src_dir,
-             gr_lab_result *r, lk_error *err)
+             int graded, gr_lab_result *r, lk_error *err)
 {
     char *a_dir = gr_strf("%s/labs/%s", kit->top, lab->name);
     char *a_b = gr_strf("B=%s/build", work);
@@ -383,6 +383,8 @@ int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, cons
     argv[n++] = "-C";
     argv[n++] = a_dir;
     argv[n++] = "VARIANT=student";
+    if (graded)
+        argv[n++] = "GRADED=1"; /* a driver that runs student code holds no reference */
     for (int f = 0; f < lab->nfiles; f++) {
         vars[f] = gr_strf("%s=%s/%s", lab->files[f].var, src_dir, lab->files[f].name);
         argv[n++] = vars[f];

@@ -55,11 +55,13 @@ int gr_fetch_files(const char *root, int self, const gr_lab_rubric *const *labs,
 
 /**
  * Build the lab's driver from the student files in WORK/src into WORK/build with
- * `make -C labs/LAB VAR=file ... B=WORK/build WORK/build/DRIVER`. Adds a "build" check with
- * the compiler's first errors on failure. Returns 1 ok, 0 failed (outcome set), -1 error.
+ * `make -C labs/LAB VAR=file ... B=WORK/build WORK/build/DRIVER`, with `GRADED=1` when
+ * @p graded (a driver that runs student code: no serial reference in it, labs/lab.mk).
+ * Adds a "build" check with the compiler's first errors on failure. Returns 1 ok, 0 failed
+ * (outcome set), -1 error.
  */
 int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, const char *src_dir,
-             gr_lab_result *r, lk_error *err);
+             int graded, gr_lab_result *r, lk_error *err);
 
 /** Bring the kit library up to date (make lib, as the grader's user); -1 if it fails. */
 int gr_refresh_lib(const gr_kit *kit, lk_error *err);

@@ -189,6 +189,41 @@ static void stop_jobs(job_queue *q, int from)
         }
 }
 
+/* The instructor's log: who was graded in this session (whose seed the log's session line
+   gives), with the outcome of each lab. */
+static void log_student(const gr_session *s, const gr_student *st)
+{
+    gr_buf b = {0};
+    for (int l = 0; l < st->nlabs; l++) {
+        const gr_lab_result *r = &st->labs[l];
+        if (!r->lab)
+            continue;
+        gr_buf_printf(&b, "; %s %s", r->lab, r->outcome);
+        if (r->decided)
+            gr_buf_printf(&b, " %.2f", r->score);
+        if (r->reused)
+            gr_buf_puts(&b, " (reused)");
+    }
+    gr_session_log(s->out, "graded %s%s%s", st->name, gr_buf_str(&b),
+                   st->done ? "" : "; interrupted");
+    gr_buf_free(&b);
+}
+
+/* Build jobs ahead: --jobs (or the default), fewer when their builds' address-space limits
+   would not fit in the host's available memory (@p note then says so). */
+static int jobs_ahead(const gr_session *s, const gr_options *o, char *note, size_t size)
+{
+    int jobs = o->jobs >= 0 ? o->jobs : default_jobs();
+    long long per_build = 0;
+    for (int l = 0; l < s->nlabs; l++) {
+        gr_limits lim;
+        gr_build_limits(&s->kitinfo, s->graded[l], &lim);
+        if (lim.as_bytes > per_build)
+            per_build = lim.as_bytes;
+    }
+    return gr_jobs_that_fit(jobs, per_build, gr_mem_available("/proc/meminfo"), note, size);
+}
+
 static void grade_student(gr_session *s, gr_student *students, int i, int quiet, int width,
                           job_queue *q, gr_class_tally *t, int *graded_labs)
 {
@@ -210,6 +245,7 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
             gr_lab_init(r, lab->name, lab->points_correct + lab->points_perf);
             gr_lab_add(r, "grader", "grader", GR_FAIL, err.msg, NULL);
             gr_lab_outcome(r, GR_OUT_ERROR, "not graded: grader error: %s", err.msg);
+            gr_lab_redact(r, s->seed);
         }
         q->pid[k] = -1;
         *graded_labs += !r->reused;
@@ -221,19 +257,25 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
             print_lab(r, width, now_s() - began);
     }
     st->done = !gr_stop_requested;
+    log_student(s, st);
 }
 
 void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                     gr_class_tally *t)
 {
     memset(t, 0, sizeof *t);
-    char seed_s[32];
-    snprintf(seed_s, sizeof seed_s, "%llu", s->seed);
-    gr_report_ctx rctx = {&s->env, seed_s, s->self ? "self (this kit's student files)" : s->subs,
+    gr_report_ctx rctx = {&s->env, s->self ? "self (this kit's student files)" : s->subs,
                           s->rubric_path, s->graded, s->nlabs,
                           s->gpu ? NULL : s->env.gpu_reason};
     const int width = name_width(s);
-    job_queue q = {NULL, 0, n * s->nlabs, o->jobs >= 0 ? o->jobs : default_jobs()};
+    char jobs_note[256];
+    job_queue q = {NULL, 0, n * s->nlabs, jobs_ahead(s, o, jobs_note, sizeof jobs_note)};
+    /* The seed is the instructor's: in their log, never in a report or on this console
+       (an autograder may show it to the student). */
+    gr_session_log(s->out, "session: hidden-dataset seed %llu (%s), %d submission%s from %s, "
+                   "grader %s, kit %s", s->seed, o->seed_given ? "given with --seed" : "random",
+                   n, n == 1 ? "" : "s", rctx.submissions, GR_GRADER_VERSION,
+                   s->env.kit_version);
     q.pid = gr_xcalloc(q.total ? q.total : 1, sizeof *q.pid);
     for (int k = 0; k < q.total; k++)
         q.pid[k] = -1;
@@ -242,9 +284,12 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                s->self ? "this kit (self-grading)" : s->subs, s->nlabs == 1 ? "" : "s");
         for (int i = 0; i < s->nlabs; i++)
             printf(" %s", s->graded[i]->name);
-        printf("\n  GPU: %s\n  reports: %s\n  hidden-dataset seed: %s%s\n  build jobs ahead: "
-               "%d\n", s->gpu ? s->env.gpu : s->env.gpu_reason, s->out, seed_s,
-               o->seed_given ? " (given)" : " (random; --seed to repeat)", q.ahead);
+        printf("\n  GPU: %s\n  reports: %s\n  hidden-dataset seed: %s, in %s/session.log\n"
+               "  build jobs ahead: %d\n", s->gpu ? s->env.gpu : s->env.gpu_reason, s->out,
+               o->seed_given ? "given (--seed)" : "random (--seed N to repeat it)", s->out,
+               q.ahead);
+        if (jobs_note[0])
+            printf("  note: %s\n", jobs_note);
     }
     lk_error err;
     const double t0 = now_s();

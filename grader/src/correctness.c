@@ -155,7 +155,7 @@ int gr_ensure_solution(gr_session *s, gr_lab_ctx *lc, lk_error *err)
     }
     gr_lab_result scratch;
     gr_lab_init(&scratch, lab->name, 0);
-    int built = gr_build(&s->kitinfo, lab, lc->kit_work, src, &scratch, err);
+    int built = gr_build(&s->kitinfo, lab, lc->kit_work, src, 0, &scratch, err);
     free(src);
     if (built < 0) {
         gr_lab_free(&scratch);
@@ -176,6 +176,12 @@ int gr_ensure_solution(gr_session *s, gr_lab_ctx *lc, lk_error *err)
 
 /* The serial reference's output for a dataset, cached in OUT/cache by dataset, steps and
    kit version. 1 ready, 0 the reference failed (@p problem), -1 grader error. */
+/* Move @p name out of a trusted run's box to @p to (same file system). */
+static int rename_in_box(const gr_driver_run *dr, const char *name, const char *to)
+{
+    return renameat(dr->box_fd, name, AT_FDCWD, to);
+}
+
 int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const char *flag,
                             const char *spec, int steps, gr_ref_output *ref, char *problem,
                             size_t psize, lk_error *err)
@@ -216,21 +222,28 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
     }
     {
         char *refdir = gr_strf("%s/ref", lc->kit_work);
-        char *tmp_bin = gr_strf("%s/%s.bin", refdir, key);
         char steps_s[16];
         snprintf(steps_s, sizeof steps_s, "%d", steps);
-        const char *args[] = {"--serial", flag, spec, "--steps", steps_s, "--bin", tmp_bin, NULL};
+        const char *args[] = {"--serial", flag, spec, "--steps", steps_s, "--bin", "ref.bin", NULL};
         gr_driver_run dr;
         char reason[1024];
         gr_buf detail = {0};
-        if (gr_prepare_dir(s, refdir, err) != 0 ||
-            gr_run_driver(s, refdrv, refdir, args, gr_reference_ranks(lab),
+        if (gr_run_driver(s, refdrv, refdir, args, gr_reference_ranks(lab),
                           fmax(lab->limit_run, lab->limit_perf), 1LL << 32, key, &dr, err) != 0) {
+            gr_driver_run_free(&dr);
             free(refdir);
-            free(tmp_bin);
             goto done;
         }
-        if (gr_run_failed(&dr, NULL, reason, sizeof reason, &detail)) {
+        /* A trusted run (no student code), but read the way every output is read. */
+        char why[512];
+        int bin_fd = -1;
+        char *tmp_bin = NULL;
+        if (!gr_run_failed(&dr, NULL, reason, sizeof reason, &detail) &&
+            (bin_fd = gr_run_output(&dr, "ref.bin", 0, why, sizeof why)) < 0) {
+            snprintf(problem, psize, "the serial reference on %s %s (%d steps): %s", flag, spec,
+                     steps, why);
+            rc = 0;
+        } else if (bin_fd < 0) {
             /* The kit's own run failed: its output is what the instructor needs to fix it. */
             char *said = gr_xstrdup(gr_buf_str(&detail));
             for (char *c = said; *c; c++)
@@ -250,6 +263,7 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
             const char *driver_md5 = gr_json_str(serial, "md5");
             size_t n = (size_t)ref->rows * ref->cols;
             double *v = n ? malloc(n * sizeof *v) : NULL;
+            tmp_bin = gr_fd_path(bin_fd);
             if (!v) {
                 snprintf(problem, psize, "the serial reference gave no grid size for %s", spec);
                 rc = 0;
@@ -262,7 +276,7 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
                          "output file hashes to %s: the kit's hashing is inconsistent",
                          driver_md5, spec, ref->hash);
                 rc = 0;
-            } else if (rename(tmp_bin, ref->bin) != 0) {
+            } else if (rename_in_box(&dr, "ref.bin", ref->bin) != 0) {
                 rc = lk_fail(err, "%s: cannot move into the cache: %s", ref->bin, strerror(errno));
             } else {
                 if (lchown(ref->bin, getuid(), getgid()) != 0) { /* best effort */ }
@@ -274,7 +288,11 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
             }
             free(v);
         }
+        if (bin_fd >= 0)
+            close(bin_fd);
         gr_buf_free(&detail);
+        if (rc == 1)
+            gr_rm_rf(dr.top, NULL);
         gr_driver_run_free(&dr);
         free(refdir);
         free(tmp_bin);
@@ -311,23 +329,27 @@ int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char
 {
     char *rundir = gr_strf("%s/run", work);
     char *tag = ranks > 0 ? gr_strf("d%d-np%d", idx, ranks) : gr_strf("d%d", idx);
-    char *bin = gr_strf("%s/%s.bin", rundir, tag);
     char *src_prefix = gr_strf("%s/src/", work);
     char steps_s[16];
     snprintf(steps_s, sizeof steps_s, "%d", steps);
-    const char *args[] = {"--gpu", flag, spec, "--steps", steps_s, "--bin", bin, NULL};
+    const long long bin_bytes = (long long)ref->rows * ref->cols * 8;
+    const char *args[] = {"--gpu", flag, spec, "--steps", steps_s, "--bin", "out.bin", NULL};
     gr_driver_run dr;
-    int rc = gr_run_driver(s, driver, rundir, args, ranks, lc->rub->limit_run,
-                           (long long)ref->rows * ref->cols * 8, tag, &dr, err);
+    int rc = gr_run_driver(s, driver, rundir, args, ranks, lc->rub->limit_run, bin_bytes, tag,
+                           &dr, err);
     if (rc == 0) {
         char reason[1024];
         gr_buf detail = {0};
+        int bin_fd = -1;
         if (gr_run_failed(&dr, src_prefix, reason, sizeof reason, &detail)) {
             *hung = dr.o.end == GR_END_TIMEOUT;
             gr_check *c = gr_lab_add(r, "correctness", name, GR_FAIL, reason, gr_buf_str(&detail));
             c->seconds = dr.o.wall_s;
-            rc = 0;
+        } else if ((bin_fd = gr_run_output(&dr, "out.bin", bin_bytes, reason, sizeof reason)) < 0) {
+            gr_check *c = gr_lab_add(r, "correctness", name, GR_FAIL, reason, NULL);
+            c->seconds = dr.o.wall_s;
         } else {
+            char *bin = gr_fd_path(bin_fd);
             int same = gr_compare_outputs(lc->rub, ref->bin, bin, ref->rows, ref->cols, ref->hash,
                                        reason, sizeof reason, &detail, err);
             if (same >= 0) {
@@ -338,18 +360,18 @@ int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char
                                          same ? ok : reason, same ? NULL : gr_buf_str(&detail));
                 c->seconds = dr.o.wall_s;
                 free(ok);
-                if (same)
-                    unlink(bin);
             }
             rc = same;
+            free(bin);
+            close(bin_fd);
         }
+        if (rc == 1)
+            gr_rm_rf(dr.top, NULL); /* a failed run's box stays for a look */
         gr_buf_free(&detail);
     }
     gr_driver_run_free(&dr);
     free(rundir);
-    free(bin);
     free(tag);
     free(src_prefix);
     return rc;
 }
-

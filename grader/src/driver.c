@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A descriptor number the student code cannot guess in advance. */
@@ -27,14 +30,9 @@ static void run_limits(const gr_session *s, double wall, long long bin_bytes, in
     lim->nproc = 64 * (s->runs > 1 ? s->runs : 1); /* the runs side by side share one user */
     lim->drop = drop;
     lim->jail = &s->jail;
-}
-
-void gr_driver_run_free(gr_driver_run *dr)
-{
-    gr_json_free(dr->res);
-    free(dr->out_path);
-    free(dr->err_path);
-    memset(dr, 0, sizeof *dr);
+    /* The box holds the output, the ranks' result files and whatever scratch a run needs. */
+    lim->quota_files = 256;
+    lim->quota_bytes = lim->file_bytes * 2 + (256LL << 20);
 }
 
 /* The result descriptor must carry exactly one line: the driver's. Anything else means
@@ -107,11 +105,95 @@ static int mpirun_argv(const gr_session *s, const gr_limits *lim, int ranks, int
     return n;
 }
 
-int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char *const *args,
+void gr_driver_run_free(gr_driver_run *dr)
+{
+    gr_json_free(dr->res);
+    if (dr->box_fd > 0)
+        close(dr->box_fd);
+    free(dr->out_path);
+    free(dr->err_path);
+    free(dr->top);
+    free(dr->box);
+    free(dr->meta);
+    memset(dr, 0, sizeof *dr);
+}
+
+int gr_run_output(const gr_driver_run *dr, const char *name, long long max_bytes, char *why,
+                  size_t size)
+{
+    /* The run is over and its processes are gone, but what it left is the student's: no
+       link is followed, a FIFO cannot block, only a regular file of its own counts. */
+    int fd = openat(dr->box_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(why, size, errno == ENOENT ? "the run wrote no output file %s"
+                            : errno == ELOOP ? "its output %s is a symbolic link, not a file"
+                                             : "its output %s cannot be read: %s",
+                 name, strerror(errno));
+        return -1;
+    }
+    const char *bad = fstat(fd, &st) != 0 ? "cannot be examined"
+                      : !S_ISREG(st.st_mode) ? "is not a regular file"
+                      : st.st_nlink != 1 ? "is a hard link to another file"
+                      : max_bytes > 0 && st.st_size > max_bytes ? "is larger than expected"
+                                                                : NULL;
+    if (bad) {
+        snprintf(why, size, "its output %s %s", name, bad);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+char *gr_fd_path(int fd)
+{
+    return gr_strf("/proc/self/fd/%d", fd);
+}
+
+/* A fresh box for one run: BASE/TAG/run, the only folder the run may write (GR_BOX_PATH in
+   the jail), and BASE/TAG/meta beside it for its stdout, stderr and result line, which the
+   run never sees. Nothing an earlier run left under that name survives. */
+static int make_box(const gr_session *s, const char *base, const char *tag, gr_driver_run *dr,
+                    lk_error *err)
+{
+    dr->top = gr_strf("%s/%s", base, tag);
+    dr->meta = gr_strf("%s/meta", dr->top);
+    dr->box = gr_strf("%s/run", dr->top);
+    dr->box_fd = -1;
+    if (gr_rm_rf(dr->top, err) != 0 || gr_mkdir_p(base, 0755, err) != 0)
+        return -1;
+    if (mkdir(dr->top, 0755) != 0 || mkdir(dr->meta, 0700) != 0 || mkdir(dr->box, 0755) != 0)
+        return lk_fail(err, "%s: cannot make a fresh run folder: %s", dr->top, strerror(errno));
+    if (gr_prepare_dir(s, dr->box, err) != 0)
+        return -1;
+    dr->box_fd = open(dr->box, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dr->box_fd < 0)
+        return lk_fail(err, "%s: cannot open the run folder: %s", dr->box, strerror(errno));
+    return 0;
+}
+
+/* The result line of rank 0 under mpirun, from the box (a file the ranks' shells made). */
+static gr_json *read_rank_result(const gr_driver_run *dr, const char *tag, char *why, size_t size)
+{
+    char *name = gr_strf("%s.result.0", tag);
+    int fd = gr_run_output(dr, name, 1 << 20, why, size);
+    free(name);
+    if (fd < 0)
+        return NULL;
+    char *path = gr_fd_path(fd);
+    gr_json *j = read_result(path, why, size);
+    free(path);
+    close(fd);
+    return j;
+}
+
+int gr_run_driver(gr_session *s, const char *driver, const char *base, const char *const *args,
                   int ranks, double wall, long long bin_bytes, const char *tag,
                   gr_driver_run *dr, lk_error *err)
 {
     memset(dr, 0, sizeof *dr);
+    if (make_box(s, base, tag, dr, err) != 0)
+        return -1;
     gr_limits lim;
     run_limits(s, wall, bin_bytes, s->drop, &lim);
     const char *argv[64];
@@ -132,34 +214,29 @@ int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char
         argv[n++] = fdnum;
     }
     argv[n] = NULL;
-    dr->out_path = gr_strf("%s/%s.out", cwd, tag);
-    dr->err_path = gr_strf("%s/%s.err", cwd, tag);
-    char *res_base = gr_strf("%s/%s.result", cwd, tag);
-    char *res_path = ranks > 0 ? gr_strf("%s.0", res_base) : gr_xstrdup(res_base);
-    char *res_env = gr_strf("LABKIT_RESULT=%s", res_base);
-    for (int r = 0; r < ranks; r++) { /* appended to: none may be left from an earlier run */
-        char *old = gr_strf("%s.%d", res_base, r);
-        unlink(old);
-        free(old);
-    }
+    dr->out_path = gr_strf("%s/stdout", dr->meta);
+    dr->err_path = gr_strf("%s/stderr", dr->meta);
+    char *res_path = gr_strf("%s/result", dr->meta);
+    /* Ranks write "TAG.result.RANK" in their working folder, the box. */
+    char *res_env = gr_strf("LABKIT_RESULT=%s.result", tag);
     /* The driver sees its own build folder (WORK/build/labNN: WORK read-only) and writes in
-       its run folder only. */
+       its box only. */
     char *home = gr_xstrdup(driver);
     for (int up = 0; up < 2 && strrchr(home, '/'); up++)
         *strrchr(home, '/') = '\0';
-    const char *readable[] = {home, NULL}, *writable[] = {cwd, NULL};
+    const char *readable[] = {home, NULL};
     /* Huge pages for the drivers' large host buffers: faulting in 4 KB pages took a quarter
        of a 4096 x 4096 round on the H100 host (2.1 s, 1.6 s with this). */
     const char *env[] = {"GLIBC_TUNABLES=glibc.malloc.hugetlb=1", ranks > 0 ? res_env : NULL,
                          NULL};
-    gr_cmd cmd = {argv, cwd, dr->out_path, dr->err_path, ranks > 0 ? NULL : res_path, fd, env,
-                  writable, readable};
+    gr_cmd cmd = {argv, NULL, dr->out_path, dr->err_path, ranks > 0 ? NULL : res_path, fd, env,
+                  NULL, readable, dr->box};
     int rc = gr_sandbox_run(&cmd, &lim, &dr->o, err);
     free(home);
     if (rc == 0)
-        dr->res = read_result(res_path, dr->why, sizeof dr->why);
+        dr->res = ranks > 0 ? read_rank_result(dr, tag, dr->why, sizeof dr->why)
+                            : read_result(res_path, dr->why, sizeof dr->why);
     free(res_path);
-    free(res_base);
     free(res_env);
     return rc;
 }

@@ -16,18 +16,23 @@ typedef struct gr_driver_run {
     gr_outcome o;         /**< How it ended. */
     gr_json *res;         /**< Its result line, or NULL. */
     char why[512];        /**< Why there is no result line. */
-    char *out_path;       /**< Its stdout, kept in its run folder. */
-    char *err_path;       /**< Its stderr. */
+    char *out_path;       /**< Its stdout, in the box's meta folder (the run never sees it). */
+    char *err_path;       /**< Its stderr, beside it. */
+    char *top;            /**< BASE/TAG: the box and its meta folder (gr_rm_rf when done). */
+    char *box;            /**< BASE/TAG/run: the run's only writable folder, fresh. */
+    char *meta;           /**< BASE/TAG/meta: stdout, stderr, result; grader only. */
+    int box_fd;           /**< The box, opened before the run: outputs are read through it. */
 } gr_driver_run;
 
 /**
- * Run @p driver with @p args (NULL-terminated) plus `--result-fd N` in the sandbox, in the
- * folder @p cwd (the only one it may write), killed after @p wall seconds; @p bin_bytes is
- * the size of the output file it may write. @p ranks > 0 starts it with `mpirun -np RANKS`
- * (the rubric's `launcher mpirun`), and the result line is rank 0's. @p tag names its
- * stdout/stderr files. 0 when it ran (whatever it did: see @p dr), -1 on grader errors.
+ * Run @p driver with @p args (NULL-terminated) plus `--result-fd N` in the sandbox, in a
+ * fresh box BASE/TAG/run made for this run (its working folder and the only one it may
+ * write: output names in @p args are relative to it), killed after @p wall seconds;
+ * @p bin_bytes is the size of the output file it may write. @p ranks > 0 starts it with
+ * `mpirun -np RANKS` (the rubric's `launcher mpirun`), and the result line is rank 0's.
+ * 0 when it ran (whatever it did: see @p dr), -1 on grader errors. Free @p dr either way.
  */
-int gr_run_driver(gr_session *s, const char *driver, const char *cwd, const char *const *args,
+int gr_run_driver(gr_session *s, const char *driver, const char *base, const char *const *args,
                   int ranks, double wall, long long bin_bytes, const char *tag,
                   gr_driver_run *dr, lk_error *err);
 
@@ -48,6 +53,17 @@ void gr_driver_run_free(gr_driver_run *dr);
  */
 int gr_run_failed(const gr_driver_run *dr, const char *src_prefix, char *reason, size_t size,
                   gr_buf *detail);
+
+/**
+ * Open the output @p name a finished run left in its box: never through a link, never a
+ * FIFO or device, a regular file of at most @p max_bytes (0: any size) with no other name.
+ * A descriptor (read it through gr_fd_path()), or -1 with the reason in @p why.
+ */
+int gr_run_output(const gr_driver_run *dr, const char *name, long long max_bytes, char *why,
+                  size_t size);
+
+/** "/proc/self/fd/FD": a path that opens exactly the file behind @p fd (malloc'd). */
+char *gr_fd_path(int fd);
 
 /** Create @p dir (and parents) owned by the user the sandbox runs code as. */
 int gr_prepare_dir(const gr_session *s, const char *dir, lk_error *err);

@@ -349,3 +349,65 @@ done:
     free(sol_dir);
     return rc;
 }
+
+/* ---- the grader's own secret ------------------------------------------------------------- */
+
+/* A new secret in @p path: written under a temporary name, then linked to the final one
+   (link() never replaces a file that is already there, nor follows a planted link). */
+static int make_secret(const char *path, lk_error *err)
+{
+    unsigned char bytes[GR_SECRET_BYTES];
+    int in = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = in >= 0 ? read(in, bytes, sizeof bytes) : -1;
+    if (in >= 0)
+        close(in);
+    if (got != (ssize_t)sizeof bytes)
+        return lk_fail(err, "/dev/urandom: cannot read %d bytes for %s", GR_SECRET_BYTES, path);
+    char *tmp = gr_strf("%s.new.%d", path, (int)getpid());
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int ok = fd >= 0 && write(fd, bytes, sizeof bytes) == (ssize_t)sizeof bytes &&
+             fsync(fd) == 0;
+    if (fd >= 0)
+        close(fd);
+    ok = ok && link(tmp, path) == 0;
+    int saved = errno;
+    unlink(tmp);
+    free(tmp);
+    memset(bytes, 0, sizeof bytes);
+    if (!ok && saved != EEXIST)
+        return lk_fail(err, "%s: cannot create the grader's secret: %s", path, strerror(saved));
+    return 0;
+}
+
+int gr_grader_secret(const char *out, unsigned char secret[GR_SECRET_BYTES], lk_error *err)
+{
+    char *path = gr_strf("%s/.grader-secret", out);
+    int rc = -1;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        if (make_secret(path, err) != 0) {
+            free(path);
+            return -1;
+        }
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    }
+    struct stat st;
+    if (fd < 0) {
+        lk_fail(err, "%s: cannot open the grader's secret: %s: delete it (saved results "
+                     "are then graded again)", path, strerror(errno));
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != GR_SECRET_BYTES ||
+               st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+        lk_fail(err, "%s: not the grader's secret (a regular file of %d bytes, owned by uid %d, "
+                     "mode 0600): delete it; a new one is made and saved results are graded "
+                     "again", path, GR_SECRET_BYTES, (int)geteuid());
+    } else if (read(fd, secret, GR_SECRET_BYTES) != GR_SECRET_BYTES) {
+        lk_fail(err, "%s: cannot read the grader's secret: %s", path, strerror(errno));
+    } else {
+        rc = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return rc;
+}

@@ -12,6 +12,9 @@
 /** Version of the grader's rules; part of every reuse key. */
 #define GR_GRADER_VERSION "1.1"
 
+/** Bytes of the grader's own secret (OUT/.grader-secret), which seals saved results. */
+#define GR_SECRET_BYTES 32
+
 /** Where and with what a session grades. */
 typedef struct gr_env {
     char host[256];        /**< Host name, OS and kernel release. */
@@ -25,6 +28,8 @@ typedef struct gr_env {
     int unsandboxed;       /**< 1: student code ran without the jail (--unsandboxed). */
     char isolation[256];   /**< How student code was isolated, in words. */
     int gpu_keeper;        /**< pid of the GPU probe, kept with its context; 0 when none. */
+    unsigned char secret[GR_SECRET_BYTES]; /**< The grader's secret (gr_grader_secret()):
+                                seals saved results; no report or log shows it. */
 } gr_env;
 
 /**
@@ -43,6 +48,15 @@ void gr_env_release(gr_env *env);
  * the lab's rubric entry and the grader version.
  */
 int gr_kit_hash(const char *kit, const gr_lab_rubric *lab, char out[33], lk_error *err);
+
+/**
+ * The grader's own secret of report folder @p out, OUT/.grader-secret: GR_SECRET_BYTES from
+ * /dev/urandom, made on first use (mode 0600, never through a link) and afterwards read back
+ * only when it is a regular file of that size, owned by the grader's user and readable by
+ * nobody else. A secret that fails these checks is an error that names the file to delete
+ * (results sealed with it are then graded again).
+ */
+int gr_grader_secret(const char *out, unsigned char secret[GR_SECRET_BYTES], lk_error *err);
 
 /** One canonical line per rubric setting of @p lab (hashed, and shown in reports). */
 char *gr_rubric_lab_text(const gr_lab_rubric *lab);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "labkit/timing.h"
 #include "result.h"
 #include "util.h"
 
@@ -84,6 +85,7 @@ static void collect(const char *dir, int task, int status, gr_task_result *t)
 }
 
 int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, int slots,
+              double deadline_s,
               gr_task_fn fn, void *ctx, int (*stop)(void *ctx, int code),
               gr_task_result *out, lk_error *err)
 {
@@ -95,6 +97,7 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
     if (gr_mkdir_p(dir, 0700, err) != 0)
         return -1;
     pid_t *pid = gr_xcalloc(ntasks ? (size_t)ntasks : 1, sizeof *pid);
+    double *began = gr_xcalloc(ntasks ? (size_t)ntasks : 1, sizeof *began);
     int next = 0, running = 0, load = 0, stopped = 0, forwarded = 0, rc = 0;
     if (slots < 1)
         slots = 1;
@@ -113,6 +116,7 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
                 }
             } else {
                 pid[next] = p;
+                began[next] = lk_wall_seconds();
                 out[next].started = 1;
                 running++;
                 load += w;
@@ -130,6 +134,15 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
                     kill(pid[i], SIGTERM);
             forwarded = 1;
         }
+        /* Every wait has a deadline: a task stuck on the grader's side of a run (its
+           command has a time limit of its own) is killed, its run reported timed out. */
+        const double now = lk_wall_seconds();
+        for (int i = 0; i < next; i++)
+            if (pid[i] > 0 && deadline_s > 0 && now - began[i] > deadline_s &&
+                !out[i].timed_out) {
+                kill(pid[i], SIGKILL);
+                out[i].timed_out = 1;
+            }
         /* Poll our own tasks only: waiting on any child would take the build jobs' exits. */
         int reaped = 0;
         for (int i = 0; i < next; i++) {
@@ -140,6 +153,12 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
             running--;
             load -= weights && weights[i] > 0 ? weights[i] : 1;
             collect(dir, i, status, &out[i]);
+            if (out[i].timed_out) {
+                free(out[i].error);
+                out[i].code = -1;
+                out[i].error = gr_strf("timed out: the run's grader process was still busy %.0f "
+                                       "s after it started, and was killed", deadline_s);
+            }
             if (stop && out[i].code >= 0 && stop(ctx, out[i].code))
                 stopped = 1;
             reaped = 1;
@@ -150,6 +169,7 @@ int gr_fanout(gr_session *s, const char *dir, int ntasks, const int *weights, in
         }
     }
     free(pid);
+    free(began);
     lk_error ignored;
     gr_rm_rf(dir, &ignored);
     return rc;

@@ -13,6 +13,7 @@
 
 #include "labkit/md5.h"
 #include "sandbox.h"
+#include "session.h"
 #include "util.h"
 
 char *gr_result_path(const gr_session *s, const gr_student *st, const char *lab)
@@ -77,13 +78,12 @@ static void tidy_work(const char *work)
     char *run = gr_strf("%s/run", work);
     DIR *d = opendir(run);
     if (d) {
+        /* A failed timed round's box keeps its stdout and stderr (meta/), not its output. */
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
-            size_t n = strlen(e->d_name);
-            if (n > 4 && strcmp(e->d_name + n - 4, ".bin") == 0 &&
-                strncmp(e->d_name, "perf", 4) == 0) {
-                char *p = gr_strf("%s/%s", run, e->d_name);
-                unlink(p);
+            if (strncmp(e->d_name, "perf", 4) == 0) {
+                char *p = gr_strf("%s/%s/run", run, e->d_name);
+                gr_rm_rf(p, NULL);
                 free(p);
             }
         }
@@ -95,14 +95,46 @@ static void tidy_work(const char *work)
     free(tmp);
 }
 
+/* A final result: the seed out of every text a report shows, then saved, sealed. */
 static int finish(const gr_session *s, const gr_student *st, gr_lab_result *r, lk_error *err)
 {
+    gr_lab_redact(r, s->seed);
     char *path = gr_result_path(s, st, r->lab);
     char *dir = gr_strf("%s/students/%s/labs", s->out, st->dir);
-    int rc = gr_mkdir_p(dir, 0755, err) == 0 ? gr_lab_save(path, r, err) : -1;
+    int rc = gr_mkdir_p(dir, 0755, err) == 0 ? gr_lab_save_sealed(path, r, s->env.secret, err)
+                                             : -1;
     free(dir);
     free(path);
     return rc;
+}
+
+/* Take the saved result of @p lab into @p r when it holds @p key and its seal holds; a
+   saved result whose seal does not is graded again, and the instructor's log says so. */
+static int reuse_saved(const gr_session *s, const gr_student *st, const gr_lab_rubric *lab,
+                       const char *key, gr_lab_result *r)
+{
+    char *path = gr_result_path(s, st, lab->name);
+    gr_lab_result old;
+    lk_error why;
+    int reused = 0;
+    if (!gr_exists(path)) {
+        free(path);
+        return 0;
+    }
+    if (gr_lab_load_sealed(path, &old, s->env.secret, &why) != 0) {
+        gr_session_log(s->out, "%s: %s: saved result refused, graded again: %s", st->name,
+                       lab->name, why.msg);
+    } else if (strcmp(old.key, key) == 0 && strcmp(old.outcome, GR_OUT_ERROR) != 0 &&
+               strcmp(old.lab, lab->name) == 0) {
+        gr_lab_free(r);
+        *r = old;
+        r->reused = 1;
+        reused = 1;
+    } else {
+        gr_lab_free(&old);
+    }
+    free(path);
+    return reused;
 }
 
 /* What the CPU stages left to do. */
@@ -143,24 +175,10 @@ static int prepare_lab(gr_session *s, const gr_student *st, int li, gr_lab_resul
     free(r->key);
     r->key = gr_xstrdup(key);
 
-    if (!s->force) {
-        char *path = gr_result_path(s, st, lab->name);
-        gr_lab_result old;
-        lk_error ignored;
-        if (gr_exists(path) && gr_lab_load(path, &old, &ignored) == 0) {
-            if (strcmp(old.key, key) == 0 && strcmp(old.outcome, GR_OUT_ERROR) != 0 &&
-                strcmp(old.lab, lab->name) == 0) {
-                gr_lab_free(r);
-                *r = old;
-                r->reused = 1;
-                *stage = STAGE_REUSED;
-                free(path);
-                gr_rm_rf(work, NULL);
-                goto done;
-            }
-            gr_lab_free(&old);
-        }
-        free(path);
+    if (!s->force && reuse_saved(s, st, lab, key, r)) {
+        *stage = STAGE_REUSED;
+        gr_rm_rf(work, NULL);
+        goto done;
     }
 
     gr_limits lim = {.drop = s->drop};
@@ -175,7 +193,7 @@ static int prepare_lab(gr_session *s, const gr_student *st, int li, gr_lab_resul
     if (step == 1)
         step = gr_check_includes(&s->kitinfo, lab, work, r, err);
     if (step == 1)
-        step = gr_build(&s->kitinfo, lab, work, src, r, err);
+        step = gr_build(&s->kitinfo, lab, work, src, lc->have_solution, r, err);
     if (step == 1)
         step = gr_check_symbols(&s->kitinfo, lab, work, r, err);
     if (step < 0) {
@@ -274,7 +292,7 @@ pid_t gr_prepare_in_background(gr_session *s, const gr_student *st, int li)
         char *text;
         if (prepare_lab(s, st, li, &r, &stage, &err) != 0)
             text = gr_strf("error\n%s", err.msg);
-        else if (stage == STAGE_GPU && gr_lab_save(result, &r, &err) != 0)
+        else if (stage == STAGE_GPU && gr_lab_save_sealed(result, &r, s->env.secret, &err) != 0)
             text = gr_strf("error\n%s", err.msg);
         else
             text = gr_xstrdup(stage == STAGE_GPU ? "gpu\n" : stage == STAGE_REUSED ? "reused\n"
@@ -286,6 +304,15 @@ pid_t gr_prepare_in_background(gr_session *s, const gr_student *st, int li)
     free(state);
     free(result);
     return pid;
+}
+
+static int load_saved(const gr_session *s, const gr_student *st, int li, gr_lab_result *r,
+                      lk_error *err)
+{
+    char *saved = gr_result_path(s, st, s->labs[li].rub->name);
+    int rc = gr_lab_load_sealed(saved, r, s->env.secret, err);
+    free(saved);
+    return rc;
 }
 
 int gr_grade_prepared(gr_session *s, const gr_student *st, int li, pid_t job,
@@ -302,26 +329,21 @@ int gr_grade_prepared(gr_session *s, const gr_student *st, int li, pid_t job,
     char *state = gr_exists(state_path) ? gr_read_file(state_path, 1 << 16, NULL, &ignored)
                                         : NULL;
     int rc;
-    if (!state) {
-        /* The job died (killed, out of memory): do its work here. */
-        rc = gr_stop_requested ? lk_fail(err, "interrupted before this lab was built")
-                               : gr_grade_lab(s, st, li, r, err);
-    } else if (strncmp(state, "error\n", 6) == 0) {
+    if (state && strncmp(state, "error\n", 6) == 0) {
         gr_lab_init(r, s->labs[li].rub->name, 0);
         rc = lk_fail(err, "%s", state + 6);
-    } else if (strcmp(state, "gpu\n") == 0) {
-        rc = gr_lab_load(result, r, err);
-        if (rc == 0)
-            rc = gpu_lab(s, st, li, r, err);
-        else
-            gr_lab_init(r, s->labs[li].rub->name, 0);
+    } else if (state && strcmp(state, "gpu\n") == 0 &&
+               gr_lab_load_sealed(result, r, s->env.secret, err) == 0) {
+        rc = gpu_lab(s, st, li, r, err);
+    } else if (state && strcmp(state, "gpu\n") != 0 &&
+               load_saved(s, st, li, r, err) == 0) {
+        rc = 0;
+        r->reused = strcmp(state, "reused\n") == 0;
     } else {
-        char *saved = gr_result_path(s, st, s->labs[li].rub->name);
-        rc = gr_lab_load(saved, r, err);
-        free(saved);
-        if (rc != 0)
-            gr_lab_init(r, s->labs[li].rub->name, 0);
-        r->reused = rc == 0 && strcmp(state, "reused\n") == 0;
+        /* The job died (killed, out of memory), or what it left is not sealed by this
+           grader: do its work here. */
+        rc = gr_stop_requested ? lk_fail(err, "interrupted before this lab was built")
+                               : gr_grade_lab(s, st, li, r, err);
     }
     unlink(state_path);
     unlink(result);

@@ -22,6 +22,8 @@
 #define GR_SOLUTION_RETIME 8
 /** Most timings of the solution kept per performance instance. */
 #define GR_SOLUTION_TIMES 16
+/** The trusted 0-step calls per session whose median wall time the rounds subtract. */
+#define GR_ZERO_CALLS 5
 
 /** What a session knows about one graded lab. */
 typedef struct gr_lab_ctx {
@@ -44,7 +46,13 @@ typedef struct gr_lab_ctx {
     int baseline_extrapolated; /**< baseline_ms scaled up from baseline_steps. */
     char *baseline_error;     /**< Why timing it failed. */
     int zero_state;           /**< The trusted 0-step call: 0 not timed yet, 1 done, -1 failed. */
-    double zero_ms;           /**< Its time, which the rounds subtract (upload, download). */
+    double zero_ms;           /**< Its wall time, measured by the grader from outside the
+                                   process (median of GR_ZERO_CALLS), which the rounds
+                                   subtract: start, upload, download, exit. */
+    double zero_internal_ms;  /**< The same calls' own figure (gpu.ms_median), median: what a
+                                   round's own figure is cross-checked against. */
+    double zero_sd_ms;        /**< Standard deviation of those wall times: the noise of one
+                                   whole-process measurement. */
     char *zero_error;         /**< Why timing it failed. */
     char **perf_refs;         /**< The solution's output on each performance instance (NULL
                                    until a round made it). */
@@ -84,6 +92,7 @@ typedef struct gr_session {
     int drop;              /**< Untrusted commands run as nobody when root. */
     int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
     char *gpu_lock;        /**< Machine-wide GPU lock file. */
+    double lock_timeout_s; /**< How long to wait for it (--lock-timeout; 0: no deadline). */
     gr_jail jail;          /**< What student builds and runs see (no namespaces when
                                 --unsandboxed). */
     unsigned fd_state;     /**< Picks result descriptor numbers. */

@@ -197,7 +197,7 @@ static void push3(argv_buf *a, const char *opt, const char *x, const char *y)
 
 char **gr_jail_argv(const gr_jail *j, const char *prog, const char *const *args,
                     const char *cwd, const char *const *writable, const char *const *readable,
-                    int seccomp_fd, int info_fd)
+                    const char *box, int seccomp_fd, int info_fd)
 {
     argv_buf a = {0};
     char size[32];
@@ -242,6 +242,8 @@ char **gr_jail_argv(const gr_jail *j, const char *prog, const char *const *args,
         push3(&a, "--ro-bind", *r, *r);
     for (const char *const *w = writable; w && *w; w++)
         push3(&a, "--bind", *w, *w);
+    if (box)
+        push3(&a, "--bind", box, GR_BOX_PATH);
     /* The folders bwrap made for the mount points (the kit's root, the folders above a run
        folder) are on its own root: read-only, as the rest. */
     push3(&a, "--remount-ro", "/", NULL);

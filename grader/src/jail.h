@@ -17,6 +17,9 @@
 
 #include "labkit/error.h"
 
+/** Where a command's box (its fresh, only writable folder) appears inside the jail. */
+#define GR_BOX_PATH "/box"
+
 /** Size of the private /tmp and /dev/shm of every sandboxed command. */
 #define GR_JAIL_TMP_BYTES (256LL << 20)
 
@@ -60,13 +63,13 @@ void gr_jail_free(gr_jail *j);
 /**
  * The bwrap command line that runs @p prog with @p args (argv[1]... of the command) in the
  * jail: @p writable folders writable, @p readable paths read-only on top of the session's,
- * @p cwd as working folder, @p seccomp_fd the descriptor number bwrap reads the filter
+ * @p cwd as working folder, @p box (NULL: none) writable at GR_BOX_PATH, @p seccomp_fd the descriptor number bwrap reads the filter
  * from (-1: none), @p info_fd the one it writes the sandbox's pid to (-1: none). A malloc'd
  * NULL-terminated array of malloc'd strings (gr_jail_argv_free).
  */
 char **gr_jail_argv(const gr_jail *j, const char *prog, const char *const *args,
                     const char *cwd, const char *const *writable, const char *const *readable,
-                    int seccomp_fd, int info_fd);
+                    const char *box, int seccomp_fd, int info_fd);
 
 /** The pid of the sandbox's init from what bwrap wrote to its info descriptor, or -1. */
 int gr_jail_child_pid(const char *info);

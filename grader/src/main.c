@@ -31,7 +31,8 @@ static void usage(FILE *f)
           "  --kit DIR               the pristine kit (default: the one this grader was built in)\n"
           "  --rubric FILE           (default: KIT/grader/rubric.txt)\n"
           "  --lib FILE              the kit library (default: KIT/build/common/liblabkit.a)\n"
-          "  --seed N                seed of the hidden datasets (default: from /dev/urandom)\n"
+          "  --seed N                seed of the hidden datasets, to repeat a session (default:\n"
+          "                          a new one from /dev/urandom); kept in OUT/session.log\n"
           "  --only NAME             grade only the student NAME\n"
           "  --lab NAME              grade only lab NAME (e.g. 04-halo-tiling)\n"
           "  --force                 re-grade results that are unchanged since the last run\n"
@@ -42,13 +43,16 @@ static void usage(FILE *f)
           "                          testing the grader with stand-in drivers)\n"
           "  --gpu-lock FILE         lock serialising GPU work across graders and make bench\n"
           "                          (default: " GR_GPU_LOCK ")\n"
+          "  --lock-timeout S        wait at most S seconds for that lock (default 21600; 0: no\n"
+          "                          deadline)\n"
           "  --cuda-arch ARCH        CUDA_ARCH for every build (default: lab.mk's choice)\n"
           "  --accept-implausible    score timings the rubric's `plausible` rules flag\n"
           "                          (after an instructor reviewed them)\n"
           "  --unsandboxed           run student code without the bubblewrap sandbox (where\n"
           "                          user namespaces are off); every report says so\n"
           "  --jobs N                build N labs ahead while the GPU grades (default: half\n"
-          "                          the CPUs, at most 8; 0: build each lab when it comes)\n"
+          "                          the CPUs, at most 8, and as many as the host's memory\n"
+          "                          fits; 0: build each lab when it comes)\n"
           "  --runs N                run N correctness checks side by side (default: 3/4\n"
           "                          of the CPUs, at most 12; 1: one at a time); timed rounds\n"
           "                          always run alone\n"
@@ -61,7 +65,8 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, gr_options *o)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
-           O_NOGPU, O_LOCK, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS, O_RUNS };
+           O_NOGPU, O_LOCK, O_LOCK_TIMEOUT, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS,
+           O_RUNS };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -76,12 +81,14 @@ static int parse_args(int argc, char **argv, gr_options *o)
         {"accept-implausible", no_argument, 0, O_ACCEPT},
         {"jobs", required_argument, 0, O_JOBS},
         {"runs", required_argument, 0, O_RUNS},
+        {"lock-timeout", required_argument, 0, O_LOCK_TIMEOUT},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
     o->jobs = -1;
     o->runs = -1;
     o->gpu_lock = GR_GPU_LOCK;
+    o->lock_timeout_s = GR_LOCK_TIMEOUT_S;
     opterr = 0;
     int c;
     lk_error err;
@@ -106,6 +113,15 @@ static int parse_args(int argc, char **argv, gr_options *o)
         case O_GS: o->gradescope = 1; break;
         case O_NOGPU: o->no_gpu = 1; break;
         case O_LOCK: o->gpu_lock = optarg; break;
+        case O_LOCK_TIMEOUT: {
+            int seconds;
+            if (lk_parse_int("--lock-timeout", optarg, 0, 7 * 86400, &seconds, &err) != 0) {
+                fprintf(stderr, "labkit-grade: %s\n", err.msg);
+                return -1;
+            }
+            o->lock_timeout_s = seconds;
+            break;
+        }
         case O_ARCH: o->cuda_arch = optarg[0] ? optarg : NULL; break;
         case O_ASSUME: o->assume_gpu = optarg; break;
         case O_UNSANDBOXED: o->unsandboxed = 1; break;

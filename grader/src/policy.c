@@ -1,5 +1,6 @@
-/* The integrity policy of student files: what a kernel file may not call or define (checked
-   on the compiled object by build.c), and which identifiers a lab forbids in the source. */
+/* The integrity policy of student files: what a kernel file may not call, which global names
+   it may define besides the lab's contract (checked on the compiled object by integrity.c),
+   and which identifiers a lab forbids in the source. */
 #include "policy.h"
 
 #include <ctype.h>
@@ -89,7 +90,149 @@ const char *gr_forbidden_symbol(const gr_lab_rubric *lab, const char *symbol)
     return NULL;
 }
 
+/* ---- global definitions besides the lab's contract ------------------------------------ */
+
+/* What the compilers emit for any file: the C++ personality reference of every CUDA object,
+   and with relocatable device code (-rdc) the fat binary's wrapper and nvcc's host
+   references. None of them is a name a library or the kit defines. */
+static const char *const compiler_names[] = {
+    "DW.ref.*", "__fatbinwrap_*", "hostRefConstantArrayExternalLinkage",
+    "hostRefConstantArrayInternalLinkage", "hostRefDeviceArrayExternalLinkage",
+    "hostRefDeviceArrayInternalLinkage", "hostRefKernelArrayExternalLinkage",
+    "hostRefKernelArrayInternalLinkage",
+};
+
+int gr_compiler_symbol(const char *symbol)
+{
+    for (size_t i = 0; i < sizeof compiler_names / sizeof compiler_names[0]; i++)
+        if (gr_symbol_matches(compiler_names[i], symbol))
+            return 1;
+    return 0;
+}
+
+/* @p s after the special-name prefixes of an Itanium mangled name (vtable, typeinfo, guard
+   variable, thunk, TLS wrapper, local entity, internal linkage): where the entity's own
+   name starts. */
+static const char *mangled_entity(const char *s)
+{
+    for (;;) {
+        if (s[0] == 'T' && s[1] && strchr("VTISHW", s[1])) {
+            s += 2;
+        } else if (s[0] == 'G' && (s[1] == 'V' || s[1] == 'R')) {
+            s += 2;
+        } else if (s[0] == 'T' && (s[1] == 'h' || s[1] == 'v')) {
+            /* Thunk: h<offset>_ or v<offset>_<offset>_, each offset [n]digits. */
+            int offsets = s[1] == 'h' ? 1 : 2;
+            s += 2;
+            for (int k = 0; k < offsets; k++) {
+                s += *s == 'n';
+                while (isdigit((unsigned char)*s))
+                    s++;
+                s += *s == '_';
+            }
+        } else if (*s == 'Z' || *s == 'L') {
+            s++;
+        } else {
+            return s;
+        }
+    }
+}
+
+/* Does the entity at @p s (after _Z and the special prefixes) live in namespace std or in
+   the C++ runtime's own (__gnu_cxx, __cxxabiv1)? @p after gets where its names go on. */
+static int in_library_namespace(const char *s, const char **after)
+{
+    if (*s == 'N')
+        for (s++; *s && strchr("rVKRO", *s); s++)
+            ;
+    static const char *const spaces[] = {"St", "Sa", "Sb", "Ss", "Si", "So", "Sd",
+                                         "9__gnu_cxx", "10__cxxabiv1"};
+    for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++)
+        if (strncmp(s, spaces[i], strlen(spaces[i])) == 0) {
+            *after = s + strlen(spaces[i]);
+            return 1;
+        }
+    return 0;
+}
+
+/* Is some name on the nested-name path at @p s a template-id (<source-name> I ...)? */
+static int names_a_template(const char *s)
+{
+    if (*s == 'I')
+        return 1;
+    while (isdigit((unsigned char)*s)) {
+        char *end;
+        long len = strtol(s, &end, 10);
+        if (len <= 0 || (size_t)len > strlen(end))
+            return 0;
+        s = end + len;
+        if (*s == 'I')
+            return 1;
+    }
+    return 0;
+}
+
+const char *gr_library_definition(const char *symbol, int weak)
+{
+    if (strncmp(symbol, "_Z", 2) != 0)
+        return NULL;
+    const char *s = mangled_entity(symbol + 2);
+    if (strncmp(s, "nw", 2) == 0 || strncmp(s, "na", 2) == 0 || strncmp(s, "dl", 2) == 0 ||
+        strncmp(s, "da", 2) == 0)
+        return "replaces the global operator new or delete, which the kit and the CUDA "
+               "runtime allocate with: remove it (a class of your own may have its own)";
+    const char *after;
+    /* A weak template instantiation (std::vector<double>'s members, std::min<int>) is the
+       library's own code from its headers; anything else in std replaces the library's. */
+    if (in_library_namespace(s, &after) && !(weak && names_a_template(after)))
+        return "is in the C++ standard library's namespace (std, or its runtime's), so it "
+               "would replace the library's own code that the kit runs: remove it";
+    return NULL;
+}
+
 /* ---- identifiers the lab asks students to write themselves -------------------------- */
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Blank the raw string literal whose R" is at @p p (R"delim( ... )delim"), newlines kept;
+   returns where it ends. */
+static char *blank_raw_string(char *p)
+{
+    char *open = p + 2, delim[20];
+    size_t n = strcspn(open, "(\n \")");
+    if (open[n] != '(' || n >= sizeof delim)
+        return p + 1; /* not a raw string after all: the compiler will say so */
+    memcpy(delim, open, n);
+    delim[n] = '\0';
+    char *q = open + n + 1;
+    for (; *q; q++)
+        if (q[0] == ')' && strncmp(q + 1, delim, n) == 0 && q[1 + n] == '"')
+            break;
+    char *end = *q ? q + n + 2 : q;
+    for (; p < end; p++)
+        if (*p != '\n')
+            *p = ' ';
+    return end;
+}
+
+/* Skip the pp-number at @p p (digits, letters, '.', exponent signs and C++14 digit
+   separators: 1'000'000 is one number, not a character literal). */
+static char *skip_number(char *p)
+{
+    for (;;) {
+        if ((*p == 'e' || *p == 'E' || *p == 'p' || *p == 'P') && (p[1] == '+' || p[1] == '-'))
+            p += 2;
+        else if (ident_char(*p) || *p == '.')
+            p++;
+        else if (*p == '\'' && ident_char(p[1]))
+            p += 2;
+        else
+            return p;
+    }
+}
 
 /* @p src with comments, string and character literals blanked (newlines kept), so that a
    name in a comment or a message is not taken for a use. */
@@ -110,6 +253,14 @@ static char *code_only(const char *src)
             }
             for (int k = 0; k < 2 && *p; k++)
                 *p++ = ' ';
+        } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+            p = skip_number(p);
+        } else if (p[0] == 'R' && p[1] == '"') {
+            p = blank_raw_string(p);
+        } else if (ident_char(*p)) {
+            /* A whole identifier: its R or digits never start a literal or a number. */
+            while (ident_char(*p) && !(p[0] == 'R' && p[1] == '"'))
+                p++;
         } else if (*p == '"' || *p == '\'') {
             char quote = *p++;
             while (*p && *p != quote && *p != '\n') {
@@ -124,6 +275,59 @@ static char *code_only(const char *src)
         }
     }
     return out;
+}
+
+/* @p src with its backslash-newline splices joined (as the compiler's phase 2 does), and in
+   @p lines the source line each line of the result starts on (malloc'd). */
+static char *spliced(const char *src, int **lines)
+{
+    size_t n = strlen(src);
+    char *out = gr_xmalloc(n + 1);
+    int *at = gr_xmalloc((n + 2) * sizeof *at);
+    size_t k = 0, nl = 0;
+    int line = 1;
+    at[nl++] = line;
+    for (const char *p = src; *p; p++) {
+        size_t skip = p[0] == '\\' && p[1] == '\n' ? 2 : p[0] == '\\' && p[1] == '\r' &&
+                      p[2] == '\n' ? 3 : 0;
+        if (skip) {
+            p += skip - 1;
+            line++;
+            continue;
+        }
+        out[k++] = *p;
+        if (*p == '\n')
+            at[nl++] = ++line;
+    }
+    out[k] = '\0';
+    *lines = at;
+    return out;
+}
+
+int gr_line_directive(const char *src, int *line)
+{
+    int *lines;
+    char *joined = spliced(src, &lines);
+    char *code = code_only(joined);
+    int found = 0, k = 0;
+    for (const char *p = code; *p && !found; k++) {
+        const char *q = p + strspn(p, " \t\f\v\r");
+        if (*q == '#' || (q[0] == '%' && q[1] == ':') || strncmp(q, "?\?=", 3) == 0) {
+            q += *q == '#' ? 1 : *q == '%' ? 2 : 3;
+            q += strspn(q, " \t\f\v");
+            if (isdigit((unsigned char)*q) ||
+                (strncmp(q, "line", 4) == 0 && !ident_char(q[4]))) {
+                *line = lines[k];
+                found = 1;
+            }
+        }
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    free(code);
+    free(joined);
+    free(lines);
+    return found;
 }
 
 int gr_forbidden_identifier(const gr_lab_rubric *lab, const char *src, char *found,

@@ -161,7 +161,8 @@ static void md_environment(FILE *f, const gr_report_ctx *c)
     md_cell(f, e->user);
     fprintf(f, "\n- isolation of student code: ");
     md_cell(f, e->isolation);
-    fprintf(f, "\n- hidden-dataset seed of this session: %s\n- submissions: ", c->seed);
+    fprintf(f, "\n- hidden datasets: seeded per session, the seed kept in the instructor's "
+               "log\n- submissions: ");
     md_cell(f, c->submissions);
     fprintf(f, "\n- rubric: ");
     md_cell(f, c->rubric);
@@ -264,8 +265,6 @@ int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
         else
             fputs("\n\nCorrectness -, performance - (not final).", f);
         fprintf(f, " Graded %s%s", r->graded_at, r->reused ? " (reused: unchanged since)" : "");
-        if (r->seed && r->seed[0])
-            fprintf(f, "; hidden datasets seeded with %s", r->seed);
         fputs(".\n\n| stage | check | result | reason | seconds |\n|---|---|---|---|---|\n", f);
         for (int k = 0; k < r->nchecks; k++) {
             const gr_check *ck = &r->checks[k];
@@ -322,8 +321,6 @@ static void json_env(FILE *f, const gr_report_ctx *c)
     lk_json_string(f, e->user);
     fprintf(f, ",\"unsandboxed\":%s,\"isolation\":", e->unsandboxed ? "true" : "false");
     lk_json_string(f, e->isolation);
-    fputs(",\"seed\":", f);
-    lk_json_string(f, c->seed);
     fputs(",\"submissions\":", f);
     lk_json_string(f, c->submissions);
     fputs(",\"rubric\":", f);
@@ -366,7 +363,7 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
     fprintf(f, "# Class summary\n\n%d student%s, graded %s. GPU: ", n, n == 1 ? "" : "s",
             c->env->date);
     md_cell(f, c->env->gpu_ok ? c->env->gpu : c->env->gpu_reason);
-    fprintf(f, ". Hidden-dataset seed: %s.\n\n", c->seed);
+    fputs(". Hidden-dataset seed: in session.log.\n\n", f);
     unsandboxed_note(f, c);
     if (c->gpu_note) {
         fputs("> GPU stages were not run: ", f);

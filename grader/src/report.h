@@ -16,8 +16,8 @@
 
 /** What every report says about the session. */
 typedef struct gr_report_ctx {
-    const gr_env *env;                /**< Provenance. */
-    const char *seed;                 /**< Hidden-dataset seed of the session. */
+    const gr_env *env;                /**< Provenance. The session's seed is not here: no
+                                           report shows it (OUT/session.log has it). */
     const char *submissions;          /**< What was graded ("self" or a folder). */
     const char *rubric;               /**< Rubric file. */
     const gr_lab_rubric *const *labs; /**< Graded labs (gradebook columns). */

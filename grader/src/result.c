@@ -1,9 +1,13 @@
 #include "result.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "labkit/json.h"
 #include "util.h"
 
@@ -153,7 +157,6 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
     key_string(f, "key", r->key, 1);
     key_string(f, "files_md5", r->files_md5, 1);
     key_string(f, "graded_at", r->graded_at, 1);
-    key_string(f, "seed", r->seed, 1);
     fputs(",\"checks\":[", f);
     for (int i = 0; i < r->nchecks; i++) {
         const gr_check *c = &r->checks[i];
@@ -319,4 +322,137 @@ static int write_lab(FILE *f, void *ctx, lk_error *err)
 int gr_lab_save(const char *path, const gr_lab_result *r, lk_error *err)
 {
     return gr_write_atomic(path, write_lab, (void *)r, err);
+}
+
+/* ---- sealed results: an HMAC under the grader's own secret ----------------------------- */
+
+#define SEAL_HEAD ",\"seal\":\""
+#define SEAL_TAIL "\"}\n"
+#define SEAL_HEX 64
+
+/* The seal of @p body: HMAC-SHA256 of a tag naming the format, then the body. */
+static int seal_of(const unsigned char *secret, const char *body, size_t len,
+                   char hex[SEAL_HEX + 1])
+{
+    static const char tag[] = "labkit-grade sealed lab result 1\n";
+    char *msg = gr_xmalloc(sizeof tag - 1 + len);
+    memcpy(msg, tag, sizeof tag - 1);
+    memcpy(msg + sizeof tag - 1, body, len);
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    int ok = HMAC(EVP_sha256(), secret, GR_SECRET_BYTES, (const unsigned char *)msg,
+                  sizeof tag - 1 + len, mac, &n) != NULL && n * 2 == SEAL_HEX;
+    free(msg);
+    for (unsigned int i = 0; ok && i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+    OPENSSL_cleanse(mac, sizeof mac);
+    return ok ? 0 : -1;
+}
+
+typedef struct sealed_text {
+    const char *body; /* the result's JSON object */
+    size_t len;
+    const char *seal;
+} sealed_text;
+
+/* The object without its closing brace, then the seal as its last member. */
+static int write_sealed(FILE *f, void *ctx, lk_error *err)
+{
+    (void)err;
+    const sealed_text *t = ctx;
+    fwrite(t->body, 1, t->len - 1, f);
+    fprintf(f, SEAL_HEAD "%s" SEAL_TAIL, t->seal);
+    return 0;
+}
+
+int gr_lab_save_sealed(const char *path, const gr_lab_result *r, const unsigned char *secret,
+                       lk_error *err)
+{
+    char *body = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&body, &len);
+    if (!m)
+        return lk_fail(err, "%s: out of memory sealing the result", path);
+    gr_lab_write_json(m, r);
+    fclose(m);
+    char seal[SEAL_HEX + 1];
+    int rc = len > 1 && body[len - 1] == '}' && seal_of(secret, body, len, seal) == 0
+                 ? 0 : lk_fail(err, "%s: cannot seal the result (HMAC-SHA256 failed)", path);
+    sealed_text t = {body, len, seal};
+    if (rc == 0)
+        rc = gr_write_atomic(path, write_sealed, &t, err);
+    free(body);
+    return rc;
+}
+
+/* The body a sealed file @p text was made from (its seal member removed), and its seal; NULL
+   when the text does not end as gr_lab_save_sealed() ends it. */
+static char *unseal(const char *text, size_t len, char seal[SEAL_HEX + 1], size_t *body_len)
+{
+    const size_t head = strlen(SEAL_HEAD), tail = strlen(SEAL_TAIL);
+    if (len < head + SEAL_HEX + tail + 1)
+        return NULL;
+    const char *at = text + len - tail - SEAL_HEX - head;
+    if (memcmp(at, SEAL_HEAD, head) != 0 || memcmp(text + len - tail, SEAL_TAIL, tail) != 0 ||
+        strspn(at + head, "0123456789abcdef") < SEAL_HEX)
+        return NULL;
+    memcpy(seal, at + head, SEAL_HEX);
+    seal[SEAL_HEX] = '\0';
+    *body_len = (size_t)(at - text) + 1;
+    char *body = gr_xmalloc(*body_len + 1);
+    memcpy(body, text, *body_len - 1);
+    body[*body_len - 1] = '}';
+    body[*body_len] = '\0';
+    return body;
+}
+
+int gr_lab_load_sealed(const char *path, gr_lab_result *r, const unsigned char *secret,
+                       lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    size_t len, body_len = 0;
+    char *text = gr_read_regular(path, 64 << 20, &len, err);
+    if (!text)
+        return -1;
+    char seal[SEAL_HEX + 1], want[SEAL_HEX + 1];
+    char *body = unseal(text, len, seal, &body_len);
+    free(text);
+    if (!body || seal_of(secret, body, body_len, want) != 0 ||
+        CRYPTO_memcmp(seal, want, SEAL_HEX) != 0) {
+        free(body);
+        return lk_fail(err, "%s: not sealed by this grader (no seal, or one that does not "
+                            "hold)", path);
+    }
+    gr_json *j = gr_json_parse(body, path, err);
+    free(body);
+    if (!j)
+        return -1;
+    int rc = gr_lab_from_json(j, r, err);
+    gr_json_free(j);
+    return rc;
+}
+
+/* Replace *text by its redacted form. */
+static void redact(char **text, unsigned long long seed)
+{
+    if (*text) {
+        char *clean = gr_redact_seed(*text, seed);
+        free(*text);
+        *text = clean;
+    }
+}
+
+void gr_lab_redact(gr_lab_result *r, unsigned long long seed)
+{
+    redact(&r->summary, seed);
+    for (int i = 0; i < r->nchecks; i++) {
+        redact(&r->checks[i].name, seed);
+        redact(&r->checks[i].reason, seed);
+        redact(&r->checks[i].detail, seed);
+    }
+    redact(&r->perf.dataset, seed);
+    redact(&r->perf.timed, seed);
+    char *reason = gr_redact_seed(r->perf.score.reason, seed);
+    snprintf(r->perf.score.reason, sizeof r->perf.score.reason, "%s", reason);
+    free(reason);
 }

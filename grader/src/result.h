@@ -78,7 +78,8 @@ typedef struct gr_lab_result {
     char *key;             /**< Reuse key: student files, kit version, GPU. */
     char *files_md5;       /**< md5 of the student files. */
     char *graded_at;       /**< UTC date of grading. */
-    char *seed;            /**< Hidden-dataset seed used ("" when none ran). */
+    char *seed;            /**< Hidden-dataset seed used ("" when none ran); in memory only:
+                                no file or report shows it (the session log has it). */
     int reused;            /**< Taken from an earlier run (not saved). */
     gr_check *checks;      /**< Checks in order. */
     int nchecks;           /**< Their number. */
@@ -117,5 +118,27 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err);
 int gr_lab_load(const char *path, gr_lab_result *r, lk_error *err);
 /** Save a lab result file atomically. */
 int gr_lab_save(const char *path, const gr_lab_result *r, lk_error *err);
+
+/**
+ * Save a lab result atomically, sealed: the file is the result's JSON with a last member
+ * "seal", the HMAC-SHA256 under @p secret (GR_SECRET_BYTES, the grader's own secret) of
+ * everything else in it, the reuse key included. Only the grader can make a seal that holds.
+ */
+int gr_lab_save_sealed(const char *path, const gr_lab_result *r, const unsigned char *secret,
+                       lk_error *err);
+
+/**
+ * Read a file saved by gr_lab_save_sealed() with @p secret. A file whose seal is missing or
+ * does not hold (written by anything but this grader with this secret, or changed since) is
+ * refused (-1): the caller grades the lab again.
+ */
+int gr_lab_load_sealed(const char *path, gr_lab_result *r, const unsigned char *secret,
+                       lk_error *err);
+
+/**
+ * Remove the session seed @p seed from every text of @p r that a report shows (summary,
+ * check names, reasons and details, what was timed): gr_redact_seed() on each.
+ */
+void gr_lab_redact(gr_lab_result *r, unsigned long long seed);
 
 #endif

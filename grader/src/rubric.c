@@ -202,275 +202,352 @@ static void lab_defaults(gr_lab_rubric *lab)
     lab->limit_perf = 300;
 }
 
+static int parse_driver(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (!is_word(tok[1], "-_."))
+        return bad(c, "driver: '%s' is not a program name: write %s", tok[1], key_usage[k]);
+    return copy_name(c, "driver", tok[1], lab->driver, sizeof lab->driver);
+}
+
+static int parse_file(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 2, 2) != 0)
+        return -1;
+    if (lab->nfiles == GR_MAX_FILES)
+        return bad(c, "student-file: more than %d student files in one lab", GR_MAX_FILES);
+    if (!is_word(tok[1], "-_.") || tok[1][0] == '.')
+        return bad(c, "student-file: '%s' is not a plain file name (no folders, no leading "
+                      "dot): write %s", tok[1], key_usage[k]);
+    if (!is_word(tok[2], "_") || !isupper((unsigned char)tok[2][0]))
+        return bad(c, "student-file: '%s' is not a make variable name (capitals, digits, "
+                      "'_'): write %s", tok[2], key_usage[k]);
+    for (int i = 0; i < lab->nfiles; i++)
+        if (strcmp(lab->files[i].name, tok[1]) == 0)
+            return bad(c, "student-file: '%s' is listed twice", tok[1]);
+    gr_student_file *f = &lab->files[lab->nfiles];
+    if (copy_name(c, "student-file", tok[1], f->name, sizeof f->name) != 0 ||
+        copy_name(c, "student-file", tok[2], f->var, sizeof f->var) != 0)
+        return -1;
+    lab->nfiles++;
+    return 0;
+}
+
+static int parse_entry(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+        return -1;
+    for (int i = 1; i < ntok; i++) {
+        if (lab->nentries == GR_MAX_FILES)
+            return bad(c, "entry: more than %d entry points", GR_MAX_FILES);
+        if (!is_word(tok[i], "_") || isdigit((unsigned char)tok[i][0]))
+            return bad(c, "entry: '%s' is not a C function name", tok[i]);
+        if (copy_name(c, "entry", tok[i], lab->entries[lab->nentries], GR_NAME_MAX) != 0)
+            return -1;
+        lab->nentries++;
+    }
+    return 0;
+}
+
+static int parse_policy(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "course-text") == 0)
+        lab->policy = GR_POLICY_HASH_COURSE_TEXT;
+    else if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "binary") == 0)
+        lab->policy = GR_POLICY_HASH_BINARY;
+    else if (ntok == 3 && strcmp(tok[1], "tolerance") == 0) {
+        lab->policy = GR_POLICY_TOLERANCE;
+        if (parse_num(c, "policy tolerance", tok[2], 0, 1, &lab->tolerance) != 0)
+            return -1;
+        if (lab->tolerance <= 0)
+            return bad(c, "policy tolerance: the bound must be above 0 (use `policy hash "
+                          "binary` for exact results)");
+    } else
+        return bad(c, "policy: write %s", key_usage[k]);
+    return 0;
+}
+
+static int parse_dataset(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    int hidden = k == K_HIDDEN;
+    if (expect_args(c, k, ntok, hidden ? 2 : 1, 2) != 0)
+        return -1;
+    gr_dataset d;
+    if (dataset_name(c, key_names[k], tok[1], hidden, &d) != 0)
+        return -1;
+    if (ntok == 3 && parse_count(c, key_names[k], tok[2], 0, 100000000, &d.steps) != 0)
+        return -1;
+    if (!hidden && d.generated && d.steps < 0)
+        return bad(c, "public: '%s' is generated, so it has no default steps: write "
+                      "public %s STEPS", tok[1], tok[1]);
+    for (int i = 0; i < lab->ndatasets; i++)
+        if (strcmp(lab->datasets[i].name, d.name) == 0 && lab->datasets[i].steps == d.steps &&
+            lab->datasets[i].hidden == d.hidden)
+            return bad(c, "%s: '%s' is already listed (line %d)", key_names[k], d.name,
+                       lab->datasets[i].line);
+    lab->datasets = gr_xrealloc(lab->datasets, (lab->ndatasets + 1) * sizeof d);
+    lab->datasets[lab->ndatasets++] = d;
+    return 0;
+}
+
+static int parse_perf(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (ntok != 5 || strcmp(tok[3], "serial-steps") != 0)
+        return bad(c, "performance: write %s", key_usage[k]);
+    if (dataset_name(c, "performance", tok[1], 0, &lab->perf) != 0 ||
+        parse_count(c, "performance", tok[2], 1, 100000000, &lab->perf.steps) != 0 ||
+        parse_count(c, "performance serial-steps", tok[4], 1, 100000000,
+                    &lab->serial_steps) != 0)
+        return -1;
+    return 0;
+}
+
+static int parse_points(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"correctness", "performance"};
+    double v[2] = {0, 0};
+    int seen[2] = {0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 1e6) != 0)
+        return -1;
+    if (!seen[0] || !seen[1])
+        return bad(c, "points: give both: write %s", key_usage[k]);
+    if (v[0] + v[1] <= 0)
+        return bad(c, "points: the lab is worth 0 points: give correctness or performance "
+                      "points above 0");
+    lab->points_correct = v[0];
+    lab->points_perf = v[1];
+    return 0;
+}
+
+static int parse_credit(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (strcmp(tok[1], "all") == 0)
+        lab->credit_all = 1;
+    else if (strcmp(tok[1], "proportional") == 0)
+        lab->credit_all = 0;
+    else
+        return bad(c, "credit: '%s' is not a credit rule: write %s", tok[1], key_usage[k]);
+    return 0;
+}
+
+static int parse_curve(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"full", "zero"};
+    double v[2] = {0, 0};
+    int seen[2] = {0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 100) != 0)
+        return -1;
+    if (!seen[0] || !seen[1])
+        return bad(c, "curve: give both points: write %s", key_usage[k]);
+    if (v[0] <= v[1])
+        return bad(c, "curve: full %g is not above zero %g: full credit must need more "
+                      "speed than zero credit (e.g. curve full 0.8 zero 0.3)", v[0], v[1]);
+    lab->curve_full = v[0];
+    lab->curve_zero = v[1];
+    return 0;
+}
+
+static int parse_speedup(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    return parse_num(c, "min-speedup", tok[1], 0, 1e9, &lab->min_speedup);
+}
+
+static int parse_baseline(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (ntok < 4)
+        return bad(c, "baseline: missing %s: write %s", ntok < 2 ? "value" : "'steps N'",
+                   key_usage[k]);
+    if (ntok > 4)
+        return bad(c, "baseline: too many values: write %s", key_usage[k]);
+    /* The name goes to the driver's --variant as it is: a plain word of its size. */
+    if (!is_word(tok[1], "-_") || !isalnum((unsigned char)tok[1][0]) ||
+        strlen(tok[1]) >= sizeof lab->baseline)
+        return bad(c, "baseline: '%s' is not a variant name (letters, digits, '-' and '_', "
+                      "starting with a letter or digit, at most %zu): write %s", tok[1],
+                   sizeof lab->baseline - 1, key_usage[k]);
+    if (strcmp(tok[2], "steps") != 0)
+        return bad(c, "baseline: unknown word '%s' where 'steps' belongs: write %s", tok[2],
+                   key_usage[k]);
+    if (parse_count(c, "baseline steps", tok[3], 1, 100000000, &lab->baseline_steps) != 0)
+        return -1;
+    strcpy(lab->baseline, tok[1]);
+    return 0;
+}
+
+static int parse_rounds(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (ntok == 2)
+        lab->extra_rounds = 0;
+    else if (ntok != 4 || strcmp(tok[2], "extra") != 0)
+        return bad(c, "rounds: write %s", key_usage[k]);
+    if (parse_count(c, "rounds", tok[1], 1, 100, &lab->rounds) != 0 ||
+        (ntok == 4 && parse_count(c, "rounds extra", tok[3], 0, 100, &lab->extra_rounds) != 0))
+        return -1;
+    return 0;
+}
+
+static int parse_repeat(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    return parse_count(c, "repeat", tok[1], 1, 1000, &lab->repeat);
+}
+
+static int parse_limit(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"build", "run", "performance"};
+    double v[3] = {lab->limit_build, lab->limit_run, lab->limit_perf};
+    int seen[3] = {0, 0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 1, 86400) != 0)
+        return -1;
+    lab->limit_build = v[0];
+    lab->limit_run = v[1];
+    lab->limit_perf = v[2];
+    return 0;
+}
+
+static int parse_forbid(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+        return -1;
+    for (int i = 1; i < ntok; i++) {
+        size_t n = strlen(tok[i]);
+        int star = n > 1 && tok[i][n - 1] == '*';
+        char stem[GR_NAME_MAX];
+        snprintf(stem, sizeof stem, "%.*s", (int)(star ? n - 1 : n), tok[i]);
+        if (!is_word(stem, "_.$"))
+            return bad(c, "forbid-symbol: '%s' is not a symbol name or PREFIX*", tok[i]);
+        if (lab->nforbid == (int)(sizeof lab->forbid / sizeof lab->forbid[0]))
+            return bad(c, "forbid-symbol: more than %zu patterns in one lab",
+                       sizeof lab->forbid / sizeof lab->forbid[0]);
+        if (copy_name(c, "forbid-symbol", tok[i], lab->forbid[lab->nforbid], GR_NAME_MAX) != 0)
+            return -1;
+        lab->nforbid++;
+    }
+    return 0;
+}
+
+static int parse_forbid_source(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
+        return -1;
+    for (int i = 1; i < ntok; i++) {
+        if (!is_word(tok[i], "_") || (tok[i][0] >= '0' && tok[i][0] <= '9'))
+            return bad(c, "forbid-source: '%s' is not a C identifier: write %s", tok[i],
+                       key_usage[k]);
+        if (lab->nforbid_source == (int)(sizeof lab->forbid_source /
+                                         sizeof lab->forbid_source[0]))
+            return bad(c, "forbid-source: more than %zu identifiers in one lab",
+                       sizeof lab->forbid_source / sizeof lab->forbid_source[0]);
+        if (copy_name(c, "forbid-source", tok[i], lab->forbid_source[lab->nforbid_source],
+                      GR_NAME_MAX) != 0)
+            return -1;
+        lab->nforbid_source++;
+    }
+    return 0;
+}
+
+static int parse_plausible(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"bytes-per-cell-step", "margin", "factor"};
+    double v[3] = {0, 0, 0};
+    int seen[3] = {0, 0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 0, 1e9) != 0)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (!seen[i] || !(v[i] > 0))
+            return bad(c, "plausible: '%s' %s: write %s", words[i],
+                       seen[i] ? "must be positive" : "is missing", key_usage[k]);
+    if (v[1] < 1 || v[2] < 1)
+        return bad(c, "plausible: margin and factor are at least 1 (a bound divided by "
+                      "less than 1 would flag honest runs): write %s", key_usage[k]);
+    lab->plausible_bytes = v[0];
+    lab->plausible_margin = v[1];
+    lab->plausible_factor = v[2];
+    return 0;
+}
+
+static int parse_ranks(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, GR_MAX_RANKS) != 0)
+        return -1;
+    for (int i = 1; i < ntok; i++) {
+        int n;
+        if (parse_count(c, "ranks", tok[i], 1, 1024, &n) != 0)
+            return -1;
+        for (int j = 0; j < lab->nranks; j++)
+            if (lab->ranks[j] == n)
+                return bad(c, "ranks: %d is given twice: list each process count once", n);
+        lab->ranks[lab->nranks++] = n;
+    }
+    return 0;
+}
+
+static int parse_stretch(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 2, 2) != 0)
+        return -1;
+    /* KIND:ROWSxCOLS (two fields) is seeded at grading time, like a hidden dataset. */
+    const char *colon = strchr(tok[1], ':');
+    const int seeded_later = colon && !strchr(colon + 1, ':');
+    gr_dataset d;
+    if (dataset_name(c, "stretch", tok[1], seeded_later, &d) != 0 ||
+        parse_count(c, "stretch", tok[2], 1, 100000000, &d.steps) != 0)
+        return -1;
+    for (int i = 0; i < lab->nstretch; i++)
+        if (strcmp(lab->stretch[i].name, d.name) == 0 && lab->stretch[i].steps == d.steps)
+            return bad(c, "stretch: '%s' is already listed (line %d)", d.name,
+                       lab->stretch[i].line);
+    lab->stretch = gr_xrealloc(lab->stretch, (lab->nstretch + 1) * sizeof d);
+    lab->stretch[lab->nstretch++] = d;
+    return 0;
+}
+
+static int parse_launcher(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (strcmp(tok[1], "mpirun") != 0)
+        return bad(c, "launcher: unknown launcher '%s': write %s", tok[1], key_usage[k]);
+    lab->launcher = GR_LAUNCHER_MPIRUN;
+    return 0;
+}
+
+/* One parser a key. */
+static int (*const key_parsers[])(ctx *, gr_lab_rubric *, int, char **, int) = {
+    [K_DRIVER] = parse_driver,
+    [K_FILE] = parse_file,
+    [K_ENTRY] = parse_entry,
+    [K_POLICY] = parse_policy,
+    [K_PUBLIC] = parse_dataset,
+    [K_HIDDEN] = parse_dataset,
+    [K_PERF] = parse_perf,
+    [K_POINTS] = parse_points,
+    [K_CREDIT] = parse_credit,
+    [K_CURVE] = parse_curve,
+    [K_SPEEDUP] = parse_speedup,
+    [K_BASELINE] = parse_baseline,
+    [K_ROUNDS] = parse_rounds,
+    [K_REPEAT] = parse_repeat,
+    [K_LIMIT] = parse_limit,
+    [K_FORBID] = parse_forbid,
+    [K_FORBID_SOURCE] = parse_forbid_source,
+    [K_PLAUSIBLE] = parse_plausible,
+    [K_RANKS] = parse_ranks,
+    [K_STRETCH] = parse_stretch,
+    [K_LAUNCHER] = parse_launcher,
+};
+
 static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
 {
-    switch (k) {
-    case K_DRIVER:
-        if (expect_args(c, k, ntok, 1, 1) != 0)
-            return -1;
-        if (!is_word(tok[1], "-_."))
-            return bad(c, "driver: '%s' is not a program name: write %s", tok[1], key_usage[k]);
-        return copy_name(c, "driver", tok[1], lab->driver, sizeof lab->driver);
-    case K_FILE: {
-        if (expect_args(c, k, ntok, 2, 2) != 0)
-            return -1;
-        if (lab->nfiles == GR_MAX_FILES)
-            return bad(c, "student-file: more than %d student files in one lab", GR_MAX_FILES);
-        if (!is_word(tok[1], "-_.") || tok[1][0] == '.')
-            return bad(c, "student-file: '%s' is not a plain file name (no folders, no leading "
-                          "dot): write %s", tok[1], key_usage[k]);
-        if (!is_word(tok[2], "_") || !isupper((unsigned char)tok[2][0]))
-            return bad(c, "student-file: '%s' is not a make variable name (capitals, digits, "
-                          "'_'): write %s", tok[2], key_usage[k]);
-        for (int i = 0; i < lab->nfiles; i++)
-            if (strcmp(lab->files[i].name, tok[1]) == 0)
-                return bad(c, "student-file: '%s' is listed twice", tok[1]);
-        gr_student_file *f = &lab->files[lab->nfiles];
-        if (copy_name(c, "student-file", tok[1], f->name, sizeof f->name) != 0 ||
-            copy_name(c, "student-file", tok[2], f->var, sizeof f->var) != 0)
-            return -1;
-        lab->nfiles++;
-        return 0;
-    }
-    case K_ENTRY:
-        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
-            return -1;
-        for (int i = 1; i < ntok; i++) {
-            if (lab->nentries == GR_MAX_FILES)
-                return bad(c, "entry: more than %d entry points", GR_MAX_FILES);
-            if (!is_word(tok[i], "_") || isdigit((unsigned char)tok[i][0]))
-                return bad(c, "entry: '%s' is not a C function name", tok[i]);
-            if (copy_name(c, "entry", tok[i], lab->entries[lab->nentries], GR_NAME_MAX) != 0)
-                return -1;
-            lab->nentries++;
-        }
-        return 0;
-    case K_POLICY:
-        if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "course-text") == 0)
-            lab->policy = GR_POLICY_HASH_COURSE_TEXT;
-        else if (ntok == 3 && strcmp(tok[1], "hash") == 0 && strcmp(tok[2], "binary") == 0)
-            lab->policy = GR_POLICY_HASH_BINARY;
-        else if (ntok == 3 && strcmp(tok[1], "tolerance") == 0) {
-            lab->policy = GR_POLICY_TOLERANCE;
-            if (parse_num(c, "policy tolerance", tok[2], 0, 1, &lab->tolerance) != 0)
-                return -1;
-            if (lab->tolerance <= 0)
-                return bad(c, "policy tolerance: the bound must be above 0 (use `policy hash "
-                              "binary` for exact results)");
-        } else
-            return bad(c, "policy: write %s", key_usage[k]);
-        return 0;
-    case K_PUBLIC:
-    case K_HIDDEN: {
-        int hidden = k == K_HIDDEN;
-        if (expect_args(c, k, ntok, hidden ? 2 : 1, 2) != 0)
-            return -1;
-        gr_dataset d;
-        if (dataset_name(c, key_names[k], tok[1], hidden, &d) != 0)
-            return -1;
-        if (ntok == 3 && parse_count(c, key_names[k], tok[2], 0, 100000000, &d.steps) != 0)
-            return -1;
-        if (!hidden && d.generated && d.steps < 0)
-            return bad(c, "public: '%s' is generated, so it has no default steps: write "
-                          "public %s STEPS", tok[1], tok[1]);
-        for (int i = 0; i < lab->ndatasets; i++)
-            if (strcmp(lab->datasets[i].name, d.name) == 0 && lab->datasets[i].steps == d.steps &&
-                lab->datasets[i].hidden == d.hidden)
-                return bad(c, "%s: '%s' is already listed (line %d)", key_names[k], d.name,
-                           lab->datasets[i].line);
-        lab->datasets = gr_xrealloc(lab->datasets, (lab->ndatasets + 1) * sizeof d);
-        lab->datasets[lab->ndatasets++] = d;
-        return 0;
-    }
-    case K_PERF:
-        if (ntok != 5 || strcmp(tok[3], "serial-steps") != 0)
-            return bad(c, "performance: write %s", key_usage[k]);
-        if (dataset_name(c, "performance", tok[1], 0, &lab->perf) != 0 ||
-            parse_count(c, "performance", tok[2], 1, 100000000, &lab->perf.steps) != 0 ||
-            parse_count(c, "performance serial-steps", tok[4], 1, 100000000,
-                        &lab->serial_steps) != 0)
-            return -1;
-        return 0;
-    case K_POINTS: {
-        static const char *const words[] = {"correctness", "performance"};
-        double v[2] = {0, 0};
-        int seen[2] = {0, 0};
-        if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 1e6) != 0)
-            return -1;
-        if (!seen[0] || !seen[1])
-            return bad(c, "points: give both: write %s", key_usage[k]);
-        if (v[0] + v[1] <= 0)
-            return bad(c, "points: the lab is worth 0 points: give correctness or performance "
-                          "points above 0");
-        lab->points_correct = v[0];
-        lab->points_perf = v[1];
-        return 0;
-    }
-    case K_CREDIT:
-        if (expect_args(c, k, ntok, 1, 1) != 0)
-            return -1;
-        if (strcmp(tok[1], "all") == 0)
-            lab->credit_all = 1;
-        else if (strcmp(tok[1], "proportional") == 0)
-            lab->credit_all = 0;
-        else
-            return bad(c, "credit: '%s' is not a credit rule: write %s", tok[1], key_usage[k]);
-        return 0;
-    case K_CURVE: {
-        static const char *const words[] = {"full", "zero"};
-        double v[2] = {0, 0};
-        int seen[2] = {0, 0};
-        if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 100) != 0)
-            return -1;
-        if (!seen[0] || !seen[1])
-            return bad(c, "curve: give both points: write %s", key_usage[k]);
-        if (v[0] <= v[1])
-            return bad(c, "curve: full %g is not above zero %g: full credit must need more "
-                          "speed than zero credit (e.g. curve full 0.8 zero 0.3)", v[0], v[1]);
-        lab->curve_full = v[0];
-        lab->curve_zero = v[1];
-        return 0;
-    }
-    case K_SPEEDUP:
-        if (expect_args(c, k, ntok, 1, 1) != 0)
-            return -1;
-        return parse_num(c, "min-speedup", tok[1], 0, 1e9, &lab->min_speedup);
-    case K_BASELINE:
-        if (ntok < 4)
-            return bad(c, "baseline: missing %s: write %s", ntok < 2 ? "value" : "'steps N'",
-                       key_usage[k]);
-        if (ntok > 4)
-            return bad(c, "baseline: too many values: write %s", key_usage[k]);
-        /* The name goes to the driver's --variant as it is: a plain word of its size. */
-        if (!is_word(tok[1], "-_") || !isalnum((unsigned char)tok[1][0]) ||
-            strlen(tok[1]) >= sizeof lab->baseline)
-            return bad(c, "baseline: '%s' is not a variant name (letters, digits, '-' and '_', "
-                          "starting with a letter or digit, at most %zu): write %s", tok[1],
-                       sizeof lab->baseline - 1, key_usage[k]);
-        if (strcmp(tok[2], "steps") != 0)
-            return bad(c, "baseline: unknown word '%s' where 'steps' belongs: write %s", tok[2],
-                       key_usage[k]);
-        if (parse_count(c, "baseline steps", tok[3], 1, 100000000, &lab->baseline_steps) != 0)
-            return -1;
-        strcpy(lab->baseline, tok[1]);
-        return 0;
-    case K_ROUNDS:
-        if (ntok == 2)
-            lab->extra_rounds = 0;
-        else if (ntok != 4 || strcmp(tok[2], "extra") != 0)
-            return bad(c, "rounds: write %s", key_usage[k]);
-        if (parse_count(c, "rounds", tok[1], 1, 100, &lab->rounds) != 0 ||
-            (ntok == 4 && parse_count(c, "rounds extra", tok[3], 0, 100, &lab->extra_rounds) != 0))
-            return -1;
-        return 0;
-    case K_REPEAT:
-        if (expect_args(c, k, ntok, 1, 1) != 0)
-            return -1;
-        return parse_count(c, "repeat", tok[1], 1, 1000, &lab->repeat);
-    case K_LIMIT: {
-        static const char *const words[] = {"build", "run", "performance"};
-        double v[3] = {lab->limit_build, lab->limit_run, lab->limit_perf};
-        int seen[3] = {0, 0, 0};
-        if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 1, 86400) != 0)
-            return -1;
-        lab->limit_build = v[0];
-        lab->limit_run = v[1];
-        lab->limit_perf = v[2];
-        return 0;
-    }
-    case K_FORBID:
-        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
-            return -1;
-        for (int i = 1; i < ntok; i++) {
-            size_t n = strlen(tok[i]);
-            int star = n > 1 && tok[i][n - 1] == '*';
-            char stem[GR_NAME_MAX];
-            snprintf(stem, sizeof stem, "%.*s", (int)(star ? n - 1 : n), tok[i]);
-            if (!is_word(stem, "_.$"))
-                return bad(c, "forbid-symbol: '%s' is not a symbol name or PREFIX*", tok[i]);
-            if (lab->nforbid == (int)(sizeof lab->forbid / sizeof lab->forbid[0]))
-                return bad(c, "forbid-symbol: more than %zu patterns in one lab",
-                           sizeof lab->forbid / sizeof lab->forbid[0]);
-            if (copy_name(c, "forbid-symbol", tok[i], lab->forbid[lab->nforbid], GR_NAME_MAX) != 0)
-                return -1;
-            lab->nforbid++;
-        }
-        return 0;
-    case K_FORBID_SOURCE:
-        if (expect_args(c, k, ntok, 1, MAX_TOKENS) != 0)
-            return -1;
-        for (int i = 1; i < ntok; i++) {
-            if (!is_word(tok[i], "_") || (tok[i][0] >= '0' && tok[i][0] <= '9'))
-                return bad(c, "forbid-source: '%s' is not a C identifier: write %s", tok[i],
-                           key_usage[k]);
-            if (lab->nforbid_source == (int)(sizeof lab->forbid_source /
-                                             sizeof lab->forbid_source[0]))
-                return bad(c, "forbid-source: more than %zu identifiers in one lab",
-                           sizeof lab->forbid_source / sizeof lab->forbid_source[0]);
-            if (copy_name(c, "forbid-source", tok[i], lab->forbid_source[lab->nforbid_source],
-                          GR_NAME_MAX) != 0)
-                return -1;
-            lab->nforbid_source++;
-        }
-        return 0;
-    case K_PLAUSIBLE: {
-        static const char *const words[] = {"bytes-per-cell-step", "margin", "factor"};
-        double v[3] = {0, 0, 0};
-        int seen[3] = {0, 0, 0};
-        if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 0, 1e9) != 0)
-            return -1;
-        for (int i = 0; i < 3; i++)
-            if (!seen[i] || !(v[i] > 0))
-                return bad(c, "plausible: '%s' %s: write %s", words[i],
-                           seen[i] ? "must be positive" : "is missing", key_usage[k]);
-        if (v[1] < 1 || v[2] < 1)
-            return bad(c, "plausible: margin and factor are at least 1 (a bound divided by "
-                          "less than 1 would flag honest runs): write %s", key_usage[k]);
-        lab->plausible_bytes = v[0];
-        lab->plausible_margin = v[1];
-        lab->plausible_factor = v[2];
-        return 0;
-    }
-    case K_RANKS:
-        if (expect_args(c, k, ntok, 1, GR_MAX_RANKS) != 0)
-            return -1;
-        for (int i = 1; i < ntok; i++) {
-            int n;
-            if (parse_count(c, "ranks", tok[i], 1, 1024, &n) != 0)
-                return -1;
-            for (int j = 0; j < lab->nranks; j++)
-                if (lab->ranks[j] == n)
-                    return bad(c, "ranks: %d is given twice: list each process count once", n);
-            lab->ranks[lab->nranks++] = n;
-        }
-        return 0;
-    case K_STRETCH: {
-        if (expect_args(c, k, ntok, 2, 2) != 0)
-            return -1;
-        /* KIND:ROWSxCOLS (two fields) is seeded at grading time, like a hidden dataset. */
-        const char *colon = strchr(tok[1], ':');
-        const int seeded_later = colon && !strchr(colon + 1, ':');
-        gr_dataset d;
-        if (dataset_name(c, "stretch", tok[1], seeded_later, &d) != 0 ||
-            parse_count(c, "stretch", tok[2], 1, 100000000, &d.steps) != 0)
-            return -1;
-        for (int i = 0; i < lab->nstretch; i++)
-            if (strcmp(lab->stretch[i].name, d.name) == 0 && lab->stretch[i].steps == d.steps)
-                return bad(c, "stretch: '%s' is already listed (line %d)", d.name,
-                           lab->stretch[i].line);
-        lab->stretch = gr_xrealloc(lab->stretch, (lab->nstretch + 1) * sizeof d);
-        lab->stretch[lab->nstretch++] = d;
-        return 0;
-    }
-    case K_LAUNCHER:
-        if (expect_args(c, k, ntok, 1, 1) != 0)
-            return -1;
-        if (strcmp(tok[1], "mpirun") != 0)
-            return bad(c, "launcher: unknown launcher '%s': write %s", tok[1], key_usage[k]);
-        lab->launcher = GR_LAUNCHER_MPIRUN;
-        return 0;
-    }
-    return bad(c, "internal error: key %d has no parser", k);
+    if (k < 0 || k >= (int)(sizeof key_parsers / sizeof key_parsers[0]) || !key_parsers[k])
+        return bad(c, "internal error: key %d has no parser", k);
+    return key_parsers[k](c, lab, k, tok, ntok);
 }
 
 static int finish_lab(ctx *c, gr_lab_rubric *lab, const int *seen)

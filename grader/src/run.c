@@ -2,6 +2,7 @@
    against the serial reference (correctness.c), then, for a lab correct on all of them, the
    per-session timings of the trusted driver and the A/B rounds against the solution
    (timing.c). Every driver runs in the sandbox (driver.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,14 @@ static int check_task(void *ctx, int t, gr_lab_result *r, lk_error *err)
     return ok < 0 ? -1 : ok == 1 ? RUN_PASSED : hung ? RUN_HUNG : RUN_FAILED;
 }
 
+/* How long a task of correctness runs may take: its command's time limit (a reference's:
+   the larger of the run and performance limits), plus a minute for the grader's side
+   (starting the sandbox, comparing the outputs). */
+static double task_deadline(const gr_lab_rubric *lab, int reference)
+{
+    return (reference ? fmax(lab->limit_run, lab->limit_perf) : lab->limit_run) + 60;
+}
+
 /* A run that hangs would hang again on the later datasets: start no more. */
 static int stop_after_hang(void *ctx, int code)
 {
@@ -184,7 +193,8 @@ static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
     gr_task_result *res = gr_xcalloc(ntasks > nd ? ntasks : nd ? nd : 1, sizeof *res);
     int rc = 0;
     if (!lc->references_ready) {
-        rc = gr_fanout(s, dir, nd, NULL, s->runs, reference_task, &d, NULL, res, err);
+        rc = gr_fanout(s, dir, nd, NULL, s->runs, task_deadline(lab, 1), reference_task, &d,
+                       NULL, res, err);
         for (int i = 0; rc == 0 && i < nd; i++)
             if (res[i].code < 0)
                 rc = lk_fail(err, "%s", res[i].error);
@@ -210,8 +220,8 @@ static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
         weights[t] = half > 1 ? half : 1;
     }
     if (rc == 0 && !*problem) {
-        rc = gr_fanout(s, dir, ntasks, weights, s->runs, check_task, &d, stop_after_hang, res,
-                       err);
+        rc = gr_fanout(s, dir, ntasks, weights, s->runs, task_deadline(lab, 0), check_task, &d,
+                       stop_after_hang, res, err);
         for (int t = 0; rc == 0 && t < ntasks; t++) {
             const gr_task_result *tr = &res[t];
             if (!tr->started) {
@@ -222,6 +232,14 @@ static int correctness_runs(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
                 gr_lab_add(r, "correctness", name, GR_FAIL,
                            "not run: an earlier run hung, later ones would too", NULL);
                 free(name);
+            } else if (tr->timed_out) {
+                const char *flag;
+                char spec[192];
+                int steps, ranks;
+                char *name = check_args(&d, t, &flag, spec, &steps, &ranks);
+                gr_lab_add(r, "correctness", name, GR_FAIL, tr->error, NULL);
+                free(name);
+                *hung = 1;
             } else if (tr->code < 0) {
                 rc = lk_fail(err, "%s", tr->error ? tr->error : "a check failed");
                 break;
@@ -256,7 +274,7 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
                   gr_lab_result *r, lk_error *err)
 {
     const gr_lab_rubric *lab = lc->rub;
-    int lock = gr_gpu_lock(s->gpu_lock, err);
+    int lock = gr_gpu_lock(s->gpu_lock, s->lock_timeout_s, err);
     if (lock < 0)
         return -1;
     int rc = 0;

@@ -4,13 +4,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,7 +100,12 @@ static char *resolve_program(const char *name)
     return NULL;
 }
 
-static char **build_env(const gr_cmd *cmd)
+static int jailed(const gr_limits *lim)
+{
+    return lim->jail && lim->jail->bwrap;
+}
+
+static char **build_env(const gr_cmd *cmd, const gr_limits *lim)
 {
     int n = 0, cap = 16;
     char **env = gr_xmalloc(cap * sizeof *env);
@@ -106,7 +114,8 @@ static char **build_env(const gr_cmd *cmd)
         if (v)
             env[n++] = gr_strf("%s=%s", *name, v);
     }
-    env[n++] = gr_strf("HOME=%s", cmd->cwd ? cmd->cwd : "/tmp");
+    env[n++] = gr_strf("HOME=%s", cmd->box ? (jailed(lim) ? GR_BOX_PATH : cmd->box)
+                                  : cmd->cwd ? cmd->cwd : "/tmp");
     env[n++] = gr_xstrdup("LC_ALL=C");
     for (const char *const *e = cmd->env; e && *e; e++) {
         const char *eq = strchr(*e, '=');
@@ -170,11 +179,6 @@ static void set_limit(int resource, rlim_t soft, rlim_t hard)
             rl.rlim_cur = rl.rlim_max;
     }
     setrlimit(resource, &rl);
-}
-
-static int jailed(const gr_limits *lim)
-{
-    return lim->jail && lim->jail->bwrap;
 }
 
 static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog, char **env,
@@ -242,7 +246,8 @@ static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog,
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 
-    if (cmd->cwd && chdir(cmd->cwd) != 0)
+    const char *cwd = cmd->box ? cmd->box : cmd->cwd;
+    if (cwd && chdir(cwd) != 0)
         child_fail(pipe_fd, 0);
     if (!jailed(lim)) {
         execve(prog, (char *const *)cmd->argv, env);
@@ -251,8 +256,8 @@ static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog,
     if ((info_fd >= 0 && fcntl(info_fd, F_SETFD, 0) != 0) ||
         (filter >= 0 && fcntl(filter, F_SETFD, 0) != 0))
         child_fail(pipe_fd, 3);
-    char **argv = gr_jail_argv(lim->jail, prog, cmd->argv + 1, cmd->cwd, cmd->writable,
-                               cmd->readable, filter, info_fd);
+    char **argv = gr_jail_argv(lim->jail, prog, cmd->argv + 1, cmd->box ? GR_BOX_PATH : cmd->cwd,
+                               cmd->writable, cmd->readable, cmd->box, filter, info_fd);
     execve(lim->jail->bwrap, argv, env);
     child_fail(pipe_fd, 1);
 }
@@ -357,6 +362,11 @@ static void describe(const gr_limits *lim, gr_outcome *o, const char *prog)
                  "wrote more than %s to stdout/stderr: its process group was killed, the "
                  "output was cut", human_bytes(lim->output_bytes, b, sizeof b));
         break;
+    case GR_END_QUOTA:
+        snprintf(o->reason, sizeof o->reason,
+                 "its run folder held more than %ld files or %s: its process group was killed",
+                 lim->quota_files, human_bytes(lim->quota_bytes, b, sizeof b));
+        break;
     case GR_END_NOT_STARTED: break; /* filled by the caller */
     case GR_END_INTERRUPTED:
         snprintf(o->reason, sizeof o->reason, "the grader was interrupted: %s was killed", prog);
@@ -367,6 +377,47 @@ static void describe(const gr_limits *lim, gr_outcome *o, const char *prog)
 int gr_outcome_ok(const gr_outcome *o)
 {
     return o->end == GR_END_EXITED && o->status == 0;
+}
+
+/* ---- the box's quota: a bounded walk that never follows a link -------------------------- */
+
+static long quota_entries;
+static long long quota_used;
+static const gr_limits *quota_lim;
+
+static int count_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)path, (void)flag, (void)ftw;
+    quota_entries++;
+    quota_used += (long long)st->st_blocks * 512;
+    return (quota_lim->quota_files > 0 && quota_entries > quota_lim->quota_files) ||
+           (quota_lim->quota_bytes > 0 && quota_used > quota_lim->quota_bytes);
+}
+
+/* Does @p box hold more entries or bytes than @p lim allows? The walk stops at the first
+   entry past the limit, so a box of a million files costs no more than the limit. */
+static int over_quota(const char *box, const gr_limits *lim)
+{
+    if (lim->quota_files <= 0 && lim->quota_bytes <= 0)
+        return 0;
+    quota_entries = -1; /* the box itself */
+    quota_used = 0;
+    quota_lim = lim;
+    return nftw(box, count_entry, 8, FTW_PHYS | FTW_MOUNT) > 0;
+}
+
+int gr_open_for_writing(const char *path, lk_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd < 0)
+        return lk_fail(err, "%s: cannot open an output file of the command: %s", path,
+                       errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return lk_fail(err, "%s: an output file of the command is not a regular file", path);
+    }
+    return fd;
 }
 
 int gr_command_log = -1;
@@ -382,7 +433,7 @@ static void log_command(const gr_cmd *cmd, const gr_outcome *out)
     int n = snprintf(line, sizeof line, "%9.3f\t%9.3f\t%s\t%s\t",
                      lk_wall_seconds() - gr_command_log_t0, out->wall_s,
                      out->end == GR_END_EXITED && out->status == 0 ? "ok" : out->reason,
-                     cmd->cwd ? cmd->cwd : ".");
+                     cmd->box ? cmd->box : cmd->cwd ? cmd->cwd : ".");
     for (int i = 0; cmd->argv[i] && n < (int)sizeof line - 2; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", i ? " " : "", cmd->argv[i]);
     if (n > (int)sizeof line - 2)
@@ -391,127 +442,158 @@ static void log_command(const gr_cmd *cmd, const gr_outcome *out)
     if (write(gr_command_log, line, (size_t)n) < 0) { /* best effort: a log, not a result */ }
 }
 
-int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err)
+/* The grader's side of one command: its descriptors and its process. */
+typedef struct box_run {
+    const gr_cmd *cmd;
+    const gr_limits *lim;
+    gr_outcome *out;
+    char *prog;
+    int in, fo, fe, fr;   /* stdin, stdout, stderr, result descriptor */
+    int pfd[2], info[2];  /* the exec pipe (start failures), bwrap's info pipe */
+    int pidfd;
+    pid_t pid;
+    int status;
+    double t0;
+} box_run;
+
+/* Open what the command gets: /dev/null, its output files (never through a link or into a
+   FIFO), the pipes. 0, or -1 with @p err. */
+static int open_streams(box_run *b, lk_error *err)
 {
-    static int subreaper;
-    if (!subreaper) {
-        prctl(PR_SET_CHILD_SUBREAPER, 1);
-        subreaper = 1;
-    }
-    memset(out, 0, sizeof *out);
-    char *prog = resolve_program(cmd->argv[0]);
-    if (!prog) {
-        out->end = GR_END_NOT_STARTED;
-        snprintf(out->reason, sizeof out->reason, "could not start '%s': not found or not "
-                 "executable (is it installed and on PATH?)", cmd->argv[0]);
-        return 0;
-    }
-    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int fo = open(cmd->out_path ? cmd->out_path : "/dev/null",
-                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int fe = cmd->err_path ? open(cmd->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-                           : fo;
-    int fr = cmd->result_path
-                 ? open(cmd->result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-                 : -1;
-    int pfd[2] = {-1, -1}, info[2] = {-1, -1};
-    int rc = 0;
-    if (in < 0 || fo < 0 || fe < 0 || (cmd->result_path && fr < 0)) {
-        rc = lk_fail(err, "%s: cannot open an output file of the command: %s",
-                     fo < 0 ? cmd->out_path : fe < 0 ? cmd->err_path : cmd->result_path,
-                     strerror(errno));
-        goto done;
-    }
-    if (cmd->result_path && cmd->result_fd < 3) {
-        rc = lk_fail(err, "result descriptor %d: use 3 or above (0-2 are the standard streams)",
-                     cmd->result_fd);
-        goto done;
-    }
-    if (pipe2(pfd, O_CLOEXEC) != 0 || (jailed(lim) && pipe2(info, O_CLOEXEC | O_NONBLOCK) != 0)) {
-        rc = lk_fail(err, "cannot create a pipe: %s", strerror(errno));
-        goto done;
-    }
+    const gr_cmd *cmd = b->cmd;
+    b->in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    b->fo = cmd->out_path ? gr_open_for_writing(cmd->out_path, err)
+                          : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    b->fe = cmd->err_path && b->fo >= 0 ? gr_open_for_writing(cmd->err_path, err) : b->fo;
+    b->fr = cmd->result_path && b->fe >= 0 ? gr_open_for_writing(cmd->result_path, err) : -1;
+    if (b->fo < 0 || b->fe < 0 || (cmd->result_path && b->fr < 0))
+        return -1; /* err says which file and why */
+    if (b->in < 0)
+        return lk_fail(err, "cannot open /dev/null: %s", strerror(errno));
+    if (cmd->result_path && cmd->result_fd < 3)
+        return lk_fail(err, "result descriptor %d: use 3 or above (0-2 are the standard "
+                       "streams)", cmd->result_fd);
+    if (pipe2(b->pfd, O_CLOEXEC) != 0 ||
+        (jailed(b->lim) && pipe2(b->info, O_CLOEXEC | O_NONBLOCK) != 0))
+        return lk_fail(err, "cannot create a pipe: %s", strerror(errno));
+    return 0;
+}
+
+/* Fork the command; 1 when it runs, 0 when it could not start (out->reason), -1 with @p err. */
+static int start(box_run *b, lk_error *err)
+{
+    const gr_limits *lim = b->lim;
     uid_t uid;
     gid_t gid;
     gr_sandbox_ids(lim, &uid, &gid);
     long nproc = lim->nproc > 0 ? gr_count_tasks(uid) + lim->nproc : 0;
-    char **env = build_env(cmd);
+    char **env = build_env(b->cmd, lim);
     pid_t parent = getpid();
-    double t0 = lk_wall_seconds();
+    b->t0 = lk_wall_seconds();
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    b->pid = fork();
+    if (b->pid < 0) {
         free_env(env);
-        rc = lk_fail(err, "cannot start a process: %s: too many processes on this machine?",
-                     strerror(errno));
-        goto done;
+        return lk_fail(err, "cannot start a process: %s: too many processes on this machine?",
+                       strerror(errno));
     }
-    if (pid == 0)
-        run_child(cmd, lim, prog, env, in, fo, fe, fr, pfd[1], parent, nproc, info[1]);
-    setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
-    out->pgid = (int)pid;
+    if (b->pid == 0)
+        run_child(b->cmd, lim, b->prog, env, b->in, b->fo, b->fe, b->fr, b->pfd[1], parent,
+                  nproc, b->info[1]);
+    setpgid(b->pid, b->pid); /* also done by the child: whichever runs first wins the race */
+    b->out->pgid = (int)b->pid;
     free_env(env);
-    close(pfd[1]);
-    pfd[1] = -1;
-    if (info[1] >= 0)
-        close(info[1]);
-    info[1] = -1;
+    close(b->pfd[1]);
+    b->pfd[1] = -1;
+    if (b->info[1] >= 0)
+        close(b->info[1]);
+    b->info[1] = -1;
     start_failure sf;
     ssize_t got;
-    while ((got = read(pfd[0], &sf, sizeof sf)) < 0 && errno == EINTR)
+    while ((got = read(b->pfd[0], &sf, sizeof sf)) < 0 && errno == EINTR)
         ;
-    int status = 0;
-    if (got == (ssize_t)sizeof sf) {
-        waitpid(pid, &status, 0);
-        reap_group(pid);
-        reap_jail(info[0]);
-        out->end = GR_END_NOT_STARTED;
-        static const char *const stages[] = {"enter the working folder", "execute",
-                                             "switch to the unprivileged user",
-                                             "set up its descriptors"};
-        uid_t ru;
-        gid_t rg;
-        gr_sandbox_ids(lim, &ru, &rg);
-        snprintf(out->reason, sizeof out->reason, "could not %s %s as uid %d: %s",
-                 stages[sf.stage], sf.stage == 0 ? cmd->cwd
-                                   : sf.stage == 1 && jailed(lim) ? lim->jail->bwrap : prog,
-                 (int)ru, strerror(sf.err));
-        out->wall_s = lk_wall_seconds() - t0;
-        goto done;
+    if (got != (ssize_t)sizeof sf)
+        return 1;
+    waitpid(b->pid, &b->status, 0);
+    reap_group(b->pid);
+    reap_jail(b->info[0]);
+    b->out->end = GR_END_NOT_STARTED;
+    static const char *const stages[] = {"enter the working folder", "execute",
+                                         "switch to the unprivileged user",
+                                         "set up its descriptors"};
+    snprintf(b->out->reason, sizeof b->out->reason, "could not %s %s as uid %d: %s",
+             stages[sf.stage], sf.stage == 0 ? (b->cmd->box ? b->cmd->box : b->cmd->cwd)
+                               : sf.stage == 1 && jailed(lim) ? lim->jail->bwrap : b->prog,
+             (int)uid, strerror(sf.err));
+    b->out->wall_s = lk_wall_seconds() - b->t0;
+    return 0;
+}
+
+/* Why the running command must be stopped now, or GR_END_EXITED while it may go on. */
+static gr_end must_stop(const box_run *b, double now, double *next_quota_check)
+{
+    const gr_limits *lim = b->lim;
+    if (gr_stop_requested)
+        return GR_END_INTERRUPTED;
+    if (lim->wall_s > 0 && now - b->t0 >= lim->wall_s)
+        return GR_END_TIMEOUT;
+    if (lim->output_bytes > 0 && output_size(b->fo, b->fe) > lim->output_bytes)
+        return GR_END_OUTPUT_CAP;
+    if (b->cmd->box && now >= *next_quota_check) {
+        *next_quota_check = now + 0.25;
+        if (over_quota(b->cmd->box, lim))
+            return GR_END_QUOTA;
     }
+    return GR_END_EXITED;
+}
+
+/* Wait for the command under its limits; its wall time is measured here. The wall time is
+   the trusted measure of a timed run: a pidfd wakes the grader the moment it exits. */
+static void watch(box_run *b)
+{
+    b->pidfd = (int)syscall(SYS_pidfd_open, b->pid, 0);
     long sleep_us = 500;
+    double next_quota_check = b->t0;
     for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
+        pid_t w = waitpid(b->pid, &b->status, WNOHANG);
+        if (w == b->pid)
             break;
         if (w < 0 && errno != EINTR) {
-            out->end = GR_END_INTERRUPTED;
+            b->out->end = GR_END_INTERRUPTED;
             break;
         }
-        double now = lk_wall_seconds();
-        gr_end why = GR_END_EXITED;
-        if (gr_stop_requested)
-            why = GR_END_INTERRUPTED;
-        else if (lim->wall_s > 0 && now - t0 >= lim->wall_s)
-            why = GR_END_TIMEOUT;
-        else if (lim->output_bytes > 0 && output_size(fo, fe) > lim->output_bytes)
-            why = GR_END_OUTPUT_CAP;
+        gr_end why = must_stop(b, lk_wall_seconds(), &next_quota_check);
         if (why != GR_END_EXITED) {
-            kill_group(pid);
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            kill_group(b->pid);
+            while (waitpid(b->pid, &b->status, 0) < 0 && errno == EINTR)
                 ;
-            out->end = why;
+            b->out->end = why;
             break;
         }
-        struct timespec ts = {0, sleep_us * 1000};
-        nanosleep(&ts, NULL);
+        if (b->pidfd >= 0) {
+            struct pollfd p = {b->pidfd, POLLIN, 0};
+            poll(&p, 1, (int)(sleep_us / 1000) + 1);
+        } else {
+            struct timespec ts = {0, sleep_us * 1000};
+            nanosleep(&ts, NULL);
+        }
         if (sleep_us < 20000)
             sleep_us *= 2;
     }
-    out->wall_s = lk_wall_seconds() - t0;
-    reap_group(pid);
-    reap_jail(info[0]);
-    out->output_bytes = output_size(fo, fe);
+    b->out->wall_s = lk_wall_seconds() - b->t0;
+    if (b->out->end == GR_END_EXITED && b->cmd->box && over_quota(b->cmd->box, b->lim))
+        b->out->end = GR_END_QUOTA; /* it filled the box between two looks */
+    reap_group(b->pid);
+    reap_jail(b->info[0]);
+}
+
+/* How it ended, from its status and what it wrote; a flood is cut to the cap. */
+static void classify(box_run *b)
+{
+    const gr_limits *lim = b->lim;
+    gr_outcome *out = b->out;
+    const int status = b->status;
+    out->output_bytes = output_size(b->fo, b->fe);
     if (out->end == GR_END_EXITED) {
         if (lim->output_bytes > 0 && out->output_bytes > lim->output_bytes)
             out->end = GR_END_OUTPUT_CAP; /* it wrote faster than the grader looked */
@@ -525,31 +607,55 @@ int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_
     }
     if (lim->output_bytes > 0 && out->output_bytes > lim->output_bytes) {
         /* Keep the head only: reports read the first lines, the disk keeps no flood. */
-        struct stat st;
-        if (fstat(fo, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > lim->output_bytes)
-            if (ftruncate(fo, lim->output_bytes) != 0) { /* best effort */ }
-        if (fe != fo && fstat(fe, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > lim->output_bytes)
-            if (ftruncate(fe, lim->output_bytes) != 0) { /* best effort */ }
+        const int fds[2] = {b->fo, b->fe != b->fo ? b->fe : -1};
+        for (int i = 0; i < 2; i++) {
+            struct stat st;
+            if (fds[i] >= 0 && fstat(fds[i], &st) == 0 && S_ISREG(st.st_mode) &&
+                st.st_size > lim->output_bytes)
+                if (ftruncate(fds[i], lim->output_bytes) != 0) { /* best effort */ }
+        }
     }
-    describe(lim, out, cmd->argv[0]);
-    log_command(cmd, out);
-done:
-    free(prog);
-    if (in >= 0)
-        close(in);
-    if (fe >= 0 && fe != fo)
-        close(fe);
-    if (fo >= 0)
-        close(fo);
-    if (fr >= 0)
-        close(fr);
-    if (pfd[0] >= 0)
-        close(pfd[0]);
-    if (pfd[1] >= 0)
-        close(pfd[1]);
-    for (int i = 0; i < 2; i++)
-        if (info[i] >= 0)
-            close(info[i]);
+    describe(lim, out, b->cmd->argv[0]);
+    log_command(b->cmd, out);
+}
+
+static void close_all(box_run *b)
+{
+    int *fds[] = {&b->in, &b->fr, &b->pidfd, &b->pfd[0], &b->pfd[1], &b->info[0], &b->info[1]};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+    if (b->fe >= 0 && b->fe != b->fo)
+        close(b->fe);
+    if (b->fo >= 0)
+        close(b->fo);
+    free(b->prog);
+}
+
+int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err)
+{
+    static int subreaper;
+    if (!subreaper) {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        subreaper = 1;
+    }
+    memset(out, 0, sizeof *out);
+    box_run b = {cmd, lim, out, resolve_program(cmd->argv[0]), -1, -1, -1, -1,
+                 {-1, -1}, {-1, -1}, -1, 0, 0, 0};
+    if (!b.prog) {
+        out->end = GR_END_NOT_STARTED;
+        snprintf(out->reason, sizeof out->reason, "could not start '%s': not found or not "
+                 "executable (is it installed and on PATH?)", cmd->argv[0]);
+        return 0;
+    }
+    int rc = open_streams(&b, err);
+    int started = rc == 0 ? start(&b, err) : -1;
+    if (started == 1) {
+        watch(&b);
+        classify(&b);
+    }
+    rc = started < 0 ? -1 : 0;
+    close_all(&b);
     return rc;
 }
 
@@ -579,7 +685,7 @@ int gr_gpu_trylock(const char *path, lk_error *err)
     return fd;
 }
 
-int gr_gpu_lock(const char *path, lk_error *err)
+int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
 {
     int fd = open_lock(path, err);
     if (fd < 0)
@@ -589,13 +695,21 @@ int gr_gpu_lock(const char *path, lk_error *err)
     printf("waiting for the GPU lock %s: another grader run or make bench is using the GPU\n",
            path);
     fflush(stdout);
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno != EINTR || gr_stop_requested) {
-            int e = errno;
+    /* Every wait has a deadline: poll rather than block, so that neither a holder that never
+       lets go nor a signal can keep the grader here. */
+    const double t0 = lk_wall_seconds();
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        const int late = timeout_s > 0 && lk_wall_seconds() - t0 >= timeout_s;
+        if ((e != EWOULDBLOCK && e != EINTR) || gr_stop_requested || late) {
             close(fd);
             return lk_fail(err, "%s: cannot take the GPU lock: %s", path,
-                           gr_stop_requested ? "interrupted" : strerror(e));
+                           gr_stop_requested ? "interrupted"
+                           : late ? "another process held it past the deadline (--lock-timeout)"
+                                  : strerror(e));
         }
+        struct timespec nap = {0, 200 * 1000 * 1000};
+        nanosleep(&nap, NULL);
     }
     return fd;
 }

@@ -33,6 +33,8 @@ typedef struct gr_limits {
                                  kit's own tools (make lib, the GPU probe). */
     int inet;               /**< Allow IP sockets in the jail (an MPI launcher and its
                                  processes talk over the sandbox's own loopback). */
+    long quota_files;       /**< Entries the command's box (gr_cmd.box) may hold; 0: none. */
+    long long quota_bytes;  /**< Bytes (allocated blocks) its box may hold; 0: no limit. */
 } gr_limits;
 
 /** A command to run. */
@@ -46,6 +48,10 @@ typedef struct gr_cmd {
     const char *const *env;   /**< Extra NAME=VALUE entries (NULL-terminated, may be NULL). */
     const char *const *writable; /**< In a jail: the folders it may write (NULL-terminated). */
     const char *const *readable; /**< In a jail: more paths it may read (NULL-terminated). */
+    const char *box;          /**< A fresh folder that is the command's working folder and,
+                                   in a jail, its only writable one, shown at GR_BOX_PATH so
+                                   that no path it plants means anything outside (NULL:
+                                   none; @ref cwd is used). */
 } gr_cmd;
 
 /** How a command ended. */
@@ -55,7 +61,8 @@ typedef enum gr_end {
     GR_END_TIMEOUT,     /**< It ran past the wall-clock limit; the group was killed. */
     GR_END_OUTPUT_CAP,  /**< Its output passed the cap; the group was killed. */
     GR_END_NOT_STARTED, /**< The program could not be started (not found, not executable). */
-    GR_END_INTERRUPTED  /**< The grader was asked to stop; the group was killed. */
+    GR_END_INTERRUPTED, /**< The grader was asked to stop; the group was killed. */
+    GR_END_QUOTA        /**< Its box held more files or bytes than allowed; killed. */
 } gr_end;
 
 /** What happened to a command. */
@@ -85,6 +92,13 @@ extern volatile sig_atomic_t gr_stop_requested;
  */
 int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err);
 
+/**
+ * Open @p path for writing without following a link, creating it (mode 0644) or emptying
+ * it, and refuse what is not a regular file (a FIFO planted there would block the grader):
+ * a descriptor, or -1 with @p err.
+ */
+int gr_open_for_writing(const char *path, lk_error *err);
+
 /** Did the command end normally with exit status 0? */
 int gr_outcome_ok(const gr_outcome *o);
 
@@ -101,9 +115,11 @@ long gr_count_tasks(uid_t uid);
 
 /**
  * Take the machine-wide GPU lock at @p path (created if needed, mode 0666), waiting for
- * other graders; prints one line while waiting. Returns the descriptor holding the lock.
+ * other graders at most @p timeout_s seconds (0: no deadline); prints one line while
+ * waiting. Returns the descriptor holding the lock, or -1 with @p err (the deadline passed,
+ * or the grader was interrupted).
  */
-int gr_gpu_lock(const char *path, lk_error *err);
+int gr_gpu_lock(const char *path, double timeout_s, lk_error *err);
 /** As gr_gpu_lock() without waiting: -1 with @p err when another process holds it. */
 int gr_gpu_trylock(const char *path, lk_error *err);
 /** Release a lock taken by gr_gpu_lock() (-1 is ignored). */

@@ -4,6 +4,7 @@
 #include "session.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -441,6 +442,7 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
     s->runs = o->runs > 0 ? o->runs : gr_default_runs();
     s->drop = 1;
     s->gpu_lock = gr_xstrdup(o->gpu_lock);
+    s->lock_timeout_s = o->lock_timeout_s;
     s->seed = o->seed_given ? o->seed : random_u64();
     s->fd_state = (unsigned)random_u64();
 
@@ -454,8 +456,12 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
         return 1;
     }
     free(lock_path);
+    /* The command lines carry the hidden datasets' seeds: for the instructor only. */
     char *log_path = gr_strf("%s/commands.log", s->out);
-    gr_command_log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    gr_command_log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW |
+                                    O_CLOEXEC, 0600);
+    if (gr_command_log >= 0)
+        fchmod(gr_command_log, 0600);
     gr_command_log_t0 = lk_wall_seconds();
     if (gr_command_log < 0)
         lk_fail(err, "%s: cannot create the command log: %s", log_path, strerror(errno));
@@ -481,6 +487,8 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
         snprintf(s->env.gpu, sizeof s->env.gpu, "%.200s (assumed: --assume-gpu)", o->assume_gpu);
     }
     s->gpu = s->env.gpu_ok;
+    if (gr_grader_secret(s->out, s->env.secret, err) != 0)
+        return 1;
     for (int i = 0; i < s->nlabs && s->gpu && !s->self; i++)
         if (!s->labs[i].have_solution) {
             lk_fail(err, "solutions/%s is missing: grading a class needs the instructor kit "
@@ -561,4 +569,52 @@ void gr_free_students(gr_student *st, int n)
         free(st[i].root);
     }
     free(st);
+}
+
+int gr_session_log(const char *out, const char *fmt, ...)
+{
+    char now[32];
+    gr_utc_now(now, sizeof now);
+    gr_buf b = {0};
+    gr_buf_printf(&b, "%s ", now);
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    gr_buf_printf(&b, "%s\n", line);
+    char *path = gr_strf("%s/session.log", out);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    free(path);
+    /* One write per line: lines of build jobs and of the grader never interleave. */
+    int rc = fd >= 0 && fchmod(fd, 0600) == 0 &&
+             write(fd, gr_buf_str(&b), b.len) == (ssize_t)b.len ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    gr_buf_free(&b);
+    return rc;
+}
+
+long long gr_mem_available(const char *meminfo)
+{
+    lk_error ignored;
+    char *text = gr_read_file(meminfo, 1 << 20, NULL, &ignored);
+    const char *at = text ? strstr(text, "MemAvailable:") : NULL;
+    long long kib = -1;
+    if (at && sscanf(at, "MemAvailable: %lld kB", &kib) != 1)
+        kib = -1;
+    free(text);
+    return kib < 0 ? -1 : kib * 1024;
+}
+
+int gr_jobs_that_fit(int jobs, long long per_job, long long available, char *note, size_t size)
+{
+    note[0] = '\0';
+    if (jobs <= 0 || per_job <= 0 || available < 0 || (long long)jobs * per_job <= available)
+        return jobs;
+    int fit = (int)(available / per_job);
+    snprintf(note, size, "%d build job%s ahead instead of %d: each build may reserve %.0f GiB "
+             "(its address-space limit) and the host has %.1f GiB available (MemAvailable)",
+             fit, fit == 1 ? "" : "s", jobs, per_job / 1073741824.0, available / 1073741824.0);
+    return fit;
 }

@@ -17,7 +17,11 @@ typedef struct gr_options {
     int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */
     int runs; /**< Correctness runs side by side (--runs; -1: 3/4 of the CPUs, at most 12). */
+    double lock_timeout_s; /**< --lock-timeout: the longest wait for the GPU lock (0: none). */
 } gr_options;
+
+/** The default deadline for the GPU lock: six hours, a whole class of another grader. */
+#define GR_LOCK_TIMEOUT_S 21600
 
 /**
  * Open the session @p o asks for: every check that can fail before a student is graded.
@@ -34,5 +38,22 @@ int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, 
 
 /** Free the students' results and names. */
 void gr_free_students(gr_student *st, int n);
+
+/**
+ * Append one line, dated, to OUT/session.log, the instructor's log (mode 0600, never
+ * through a link): the session's seed, the students graded, saved results refused. No
+ * student-facing file shows what it holds.
+ */
+int gr_session_log(const char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** MemAvailable of @p meminfo (a /proc/meminfo) in bytes, or -1 when it does not say. */
+long long gr_mem_available(const char *meminfo);
+
+/**
+ * How many of @p jobs build jobs may run at once when each may take @p per_job bytes (its
+ * address-space limit) and @p available bytes are free (-1: unknown, no cap). When that is
+ * fewer than @p jobs, @p note says so in a line for the progress output, else it is "".
+ */
+int gr_jobs_that_fit(int jobs, long long per_job, long long available, char *note, size_t size);
 
 #endif

@@ -1,10 +1,12 @@
 #define _GNU_SOURCE /* nftw, O_NOFOLLOW, strsignal */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -508,4 +510,100 @@ void gr_utc_now(char *out, size_t size)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+char *gr_read_regular(const char *path, size_t max, size_t *len, lk_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        lk_fail(err, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
+        lk_fail(err, "%s: %s", path, S_ISREG(st.st_mode) ? "too large" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    char *text = gr_xmalloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got != (size_t)st.st_size) {
+        lk_fail(err, "%s: cannot read all of its %lld bytes", path, (long long)st.st_size);
+        free(text);
+        return NULL;
+    }
+    text[got] = '\0';
+    if (len)
+        *len = got;
+    return text;
+}
+
+/* Is the digit run s[0..n) one of the session's seeds (seed + k, k < GR_SEED_SPAN)? */
+static int session_seed(const char *s, size_t n, unsigned long long seed)
+{
+    unsigned long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (ULLONG_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    return n > 0 && v - seed < GR_SEED_SPAN;
+}
+
+/* Length of the run of characters accepted by @p is that ends just before text[end]. */
+static size_t run_before(const char *text, size_t end, int (*is)(int))
+{
+    size_t i = end;
+    while (i > 0 && is((unsigned char)text[i - 1]))
+        i--;
+    return end - i;
+}
+
+/* Does "KIND:ROWSxCOLS" (KIND lower-case letters) end just before text[end]? */
+static int spec_head_before(const char *text, size_t end)
+{
+    size_t cols = run_before(text, end, isdigit);
+    size_t i = end - cols;
+    if (cols == 0 || i == 0 || text[i - 1] != 'x')
+        return 0;
+    size_t rows = run_before(text, --i, isdigit);
+    i -= rows;
+    if (rows == 0 || i == 0 || text[i - 1] != ':')
+        return 0;
+    return run_before(text, i - 1, islower) > 0;
+}
+
+char *gr_redact_seed(const char *text, unsigned long long seed)
+{
+    gr_buf b = {0};
+    size_t kept = 0, i = 0;
+    while (text[i]) {
+        if (!isdigit((unsigned char)text[i])) {
+            i++;
+            continue;
+        }
+        size_t n = strspn(text + i, "0123456789");
+        int spec = i > 0 && text[i - 1] == ':' && spec_head_before(text, i - 1);
+        if ((spec || n >= 8) && session_seed(text + i, n, seed)) {
+            size_t upto = spec ? i - 1 : i;
+            gr_buf_printf(&b, "%.*s%s", (int)(upto - kept), text + kept,
+                          spec ? " (hidden seed)" : "(hidden seed)");
+            kept = i + n;
+        }
+        i += n;
+    }
+    gr_buf_puts(&b, text + kept);
+    return gr_buf_take(&b);
 }

@@ -96,4 +96,23 @@ int gr_path_within(const char *path, const char *dir);
 /** Current UTC date and time as ISO 8601 (e.g. 2025-01-31T12:00:00Z). */
 void gr_utc_now(char *out, size_t size);
 
+/**
+ * Read a file the grader wrote itself, without trusting the name: opened with O_NOFOLLOW and
+ * O_NONBLOCK (a link or a FIFO planted in its place is refused, never followed or waited on),
+ * and it must be a regular file of at most @p max bytes. NUL-terminated; @p len may be NULL.
+ */
+char *gr_read_regular(const char *path, size_t max, size_t *len, lk_error *err);
+
+/** The seeds a session derives from its seed S are S + k, k < GR_SEED_SPAN: hidden dataset
+    i is S + i, performance instance i S + 1000 + i, hidden stretch dataset j S + 2000 + j. */
+#define GR_SEED_SPAN 4096ULL
+
+/**
+ * @p text without the session seed @p seed, for what students see (a new malloc'd string): a
+ * generator spec KIND:ROWSxCOLS:N whose N is one of the session's seeds becomes
+ * "KIND:ROWSxCOLS (hidden seed)", and such an N of 8 digits or more standing alone becomes
+ * "(hidden seed)" (a shorter number alone is too common to be told from other numbers).
+ */
+char *gr_redact_seed(const char *text, unsigned long long seed);
+
 #endif

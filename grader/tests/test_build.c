@@ -7,6 +7,7 @@
 
 #include "build.h"
 #include "integrity.h"
+#include "policy.h"
 #include "grader_testing.h"
 #include "labkit/testing.h"
 
@@ -278,6 +279,244 @@ Test(build, forbid_source_finds_a_call_but_not_a_comment_or_a_string)
     gr_rubric_free(&r);
     free(text);
     free(with);
+}
+
+/* ---- the allow-list of global definitions and the preprocessed source rules ----------- */
+
+/* The kit as the grader sees it, with one target architecture (sm_80: fast to compile, and
+   the preprocessed source gets one device pass besides the host's). */
+static void kit_for_tests(gr_kit *kit)
+{
+    lk_error err;
+    LK_ASSERT_OK(gr_kit_init(kit, LK_TOP_DIR, GR_LK_LIB, GR_CUDA_HOME, "sm_80", 0, &err), &err);
+}
+
+/* A work folder for lab @p lab holding its student file @p source as src/kernels.cu, with
+   the folders the checks write to (logs, tmp, build). */
+static char *work_with(const char *source)
+{
+    char *work = gr_strf("%s/work", dir);
+    lk_error err;
+    static const char *const sub[] = {"src", "logs", "tmp", "build"};
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        char *d = gr_strf("%s/%s", work, sub[i]);
+        LK_ASSERT_OK(gr_mkdir_p(d, 0755, &err), &err);
+        free(d);
+    }
+    char *file = gr_strf("%s/src/kernels.cu", work);
+    LK_ASSERT_OK(gr_write_atomic_text(file, source, &err), &err);
+    free(file);
+    return work;
+}
+
+/* A lab block of the real lab @p name with the rubric lines @p extra. */
+static void parse_lab(gr_rubric *r, const char *name, const char *extra)
+{
+    lk_error err;
+    char *text = gr_strf("%s", lab_text(name, "kernels.cu"));
+    char *with = gr_replace_all(text, "end\n", extra);
+    char *with_end = gr_strf("%send\n", with);
+    LK_ASSERT_OK(gr_rubric_parse("r", with_end, r, &err), &err);
+    free(text);
+    free(with);
+    free(with_end);
+}
+
+static const char stub_source[] =
+    "#include <time.h>\n"
+    "__global__ void reset_flows(int rows, int cols, double *f) { f[0] = rows + cols; }\n"
+    "extern \"C\" int lab01_gpu_run(int rows, int cols, double *d_f)\n"
+    "{\n"
+    "    reset_flows<<<1, 1>>>(rows, cols, d_f);\n"
+    "    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;\n"
+    "}\n"
+    "#ifdef EVIL\n"
+    "extern \"C\" int clock_gettime(clockid_t c, struct timespec *t) noexcept\n"
+    "{\n"
+    "    t->tv_sec = 0;\n"
+    "    t->tv_nsec = c;\n"
+    "    return 0;\n"
+    "}\n"
+    "#endif\n";
+
+/* Compile stub_source (with -DEVIL: plus a libc clock) into WORK/build/kernels.o and check
+   its symbols: returns the check's verdict and fills @p res. */
+static int check_stub(const gr_kit *kit, const gr_lab_rubric *lab, int evil,
+                      gr_lab_result *res)
+{
+    char *work = work_with(stub_source);
+    char *cmd = gr_strf("'%s' -arch=sm_80 %s -c '%s/src/kernels.cu' -o '%s/build/kernels.o'",
+                        GR_NVCC, evil ? "-DEVIL" : "", work, work);
+    cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+    lk_error err;
+    gr_lab_init(res, lab->name, 100);
+    int rc = gr_check_symbols(kit, lab, work, res, &err);
+    cr_assert(rc >= 0, "%s", err.msg);
+    free(cmd);
+    free(work);
+    return rc;
+}
+
+Test(build, an_object_may_define_only_the_contract_and_cxx_names, .timeout = 300)
+{
+    gr_kit kit;
+    kit_for_tests(&kit);
+    gr_rubric r;
+    parse_lab(&r, "01-straightforward", "entry lab01_gpu_run\n");
+    const gr_lab_rubric *lab = &r.labs[0];
+
+    gr_lab_result res;
+    cr_assert_eq(check_stub(&kit, lab, 0, &res), 1, "%s", res.summary);
+    cr_assert_str_eq(res.checks[res.nchecks - 1].status, GR_PASS);
+    gr_lab_free(&res);
+
+    cr_assert_eq(check_stub(&kit, lab, 1, &res), 0, "a libc clock passed");
+    cr_assert_str_eq(res.outcome, GR_OUT_REJECTED);
+    cr_assert(strstr(res.summary, "kernels.cu defines clock_gettime, which is not part of lab "
+                                  "01's contract (lab.h): make it static"), "%s", res.summary);
+    cr_assert(strstr(res.checks[res.nchecks - 1].reason, "clock_gettime"), "%s",
+              res.checks[res.nchecks - 1].reason);
+    gr_lab_free(&res);
+    gr_rubric_free(&r);
+    gr_kit_free(&kit);
+}
+
+Test(build, what_the_allow_list_lets_through)
+{
+    /* nvcc's and g++'s own names; a kernel stub and the student's C++ helpers. */
+    cr_assert(gr_compiler_symbol("DW.ref.__gxx_personality_v0"));
+    cr_assert(gr_compiler_symbol("__fatbinwrap_38_cuda_device_runtime_compute_90_cpp1_ii"));
+    cr_assert(!gr_compiler_symbol("clock_gettime"));
+    static const char *const fine[] = {
+        "_Z33__device_stub__Z11reset_flowsiiPdiiPd", "_Z11reset_flowsiiPd",
+        "_ZN3labplERK4VecS2_",
+        "_ZNSt6vectorIdSaIdEE17_M_realloc_insertIJdEEEvN9__gnu_cxx17__normal_iteratorIPdS1_EEDpOT_",
+        "_ZSt3minIiERKT_S2_S2_"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        cr_assert_null(gr_library_definition(fine[i], 1), "%s should be allowed", fine[i]);
+    /* Replacing the C++ library: operator new/delete, std, strong or not a template. */
+    static const char *const bad[] = {
+        "_Znwm", "_ZnwmRKSt9nothrow_t", "_ZdlPv", "_ZdlPvm", "_Znam", "_ZdaPv",
+        "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZSt9terminatev", "_ZNKSt9type_info4nameEv",
+        "_ZNSt6vectorIdSaIdEE9push_backERKd", "_ZTVSt9exception",
+        "_ZN9__gnu_cxx27__verbose_terminate_handlerEv"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_not_null(gr_library_definition(bad[i], !strstr(bad[i], "push_back")),
+                           "%s should be refused", bad[i]);
+}
+
+/* gr_check_source then gr_check_includes, as grade.c runs them, on @p source in lab @p name
+   with rubric lines @p extra: the verdict, @p res filled. */
+static int check_preprocessed(const char *name, const char *extra, const char *source,
+                              gr_lab_result *res)
+{
+    gr_kit kit;
+    kit_for_tests(&kit);
+    gr_rubric r;
+    parse_lab(&r, name, extra);
+    char *work = work_with(source);
+    char *src = gr_strf("%s/src", work);
+    lk_error err;
+    gr_lab_init(res, name, 100);
+    int rc = gr_check_source(&r.labs[0], src, res, &err);
+    if (rc == 1)
+        rc = gr_check_includes(&kit, &r.labs[0], work, res, &err);
+    cr_assert(rc >= 0, "%s", err.msg);
+    free(src);
+    free(work);
+    gr_rubric_free(&r);
+    gr_kit_free(&kit);
+    return rc;
+}
+
+static const char lab01_forbid[] =
+    "forbid-source lk_sciddicat_reset_cell lk_sciddicat_flows_cell lk_sciddicat_width_cell\n";
+
+Test(build, forbid_source_applies_to_the_preprocessed_file, .timeout = 300)
+{
+    gr_lab_result res;
+    const char *pasted = "#define CALL(a, b) a##b\n"
+                         "__device__ void flows(double *f)\n"
+                         "{\n"
+                         "    CALL(lk_sciddicat_, flows_cell)(f);\n"
+                         "}\n";
+    cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, pasted, &res), 0,
+                 "token pasting hid the call: %s", res.summary);
+    cr_assert_str_eq(res.outcome, GR_OUT_REJECTED);
+    cr_assert(strstr(res.summary, "kernels.cu:4: uses lk_sciddicat_flows_cell (once its "
+                                  "macros are expanded)"), "%s", res.summary);
+    gr_lab_free(&res);
+
+    /* Only the device pass sees it: each pass of the build is checked. */
+    const char *device = "#ifdef __CUDA_ARCH__\n"
+                         "#define CALL(a, b) a##b\n"
+                         "#else\n"
+                         "#define CALL(a, b) b\n"
+                         "#endif\n"
+                         "__device__ void w(double *f) { CALL(lk_sciddicat_, width_cell)(f); }\n";
+    cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, device, &res), 0);
+    cr_assert(strstr(res.summary, "kernels.cu:6: uses lk_sciddicat_width_cell"), "%s",
+              res.summary);
+    gr_lab_free(&res);
+
+    /* A line directive would hand the next lines to another file: refused as written. */
+    const char *moved = "#define CALL(a, b) a##b\n"
+                        "/* elsewhere */ # 1 \"/usr/include/stdio.h\"\n"
+                        "__device__ void f(double *h) { CALL(lk_sciddicat_, reset_cell)(h); }\n";
+    cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, moved, &res), 0);
+    cr_assert(strstr(res.summary, "kernels.cu:2: a line directive"), "%s", res.summary);
+    gr_lab_free(&res);
+
+    /* A clean file: one passed source check, after the includes; a name in a comment, a
+       string, a raw string or after a digit separator is no use. */
+    const char *clean = "#define CALL(a, b) a##b\n"
+                        "// lk_sciddicat_flows_cell, ported below\n"
+                        "static const char *s = R\"x(\"lk_sciddicat_flows_cell)x\";\n"
+                        "__device__ double flows(double h) { return CALL(h, ) * 1'000; }\n";
+    cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, clean, &res), 1, "%s",
+                 res.summary);
+    cr_assert_eq(res.nchecks, 2);
+    cr_assert_str_eq(res.checks[0].stage, "includes");
+    cr_assert_str_eq(res.checks[1].stage, "source");
+    cr_assert_str_eq(res.checks[1].status, GR_PASS);
+    gr_lab_free(&res);
+}
+
+Test(build, literals_hide_no_forbidden_name_from_the_raw_scan)
+{
+    gr_rubric r;
+    parse_lab(&r, "01-straightforward", lab01_forbid);
+    char found[GR_NAME_MAX];
+    int line = 0;
+    /* A digit separator is not a character literal, nor is a raw string's quote the end of
+       an ordinary string: the call after each is seen. */
+    const char *sep = "int n = 1'0; lk_sciddicat_flows_cell(); int m = 2'0;\n";
+    cr_assert_eq(gr_forbidden_identifier(&r.labs[0], sep, found, sizeof found, &line), 1);
+    const char *raw = "auto s = R\"x(\")x\"; lk_sciddicat_width_cell();\n";
+    cr_assert_eq(gr_forbidden_identifier(&r.labs[0], raw, found, sizeof found, &line), 1);
+    cr_assert_str_eq(found, "lk_sciddicat_width_cell");
+    int at = 0;
+    cr_assert_eq(gr_line_directive("int a;\n#\\\nline 7 \"x.h\"\n", &at), 1);
+    cr_assert_eq(at, 2);
+    cr_assert_eq(gr_line_directive("#include <stdio.h>\n#define L(x) #x\n", &at), 0);
+    gr_rubric_free(&r);
+}
+
+Test(build, a_cub_use_spelled_through_a_macro_or_an_alias_is_refused, .timeout = 300)
+{
+    gr_lab_result res;
+    const char *forbid = "forbid-source cub thrust DeviceReduce BlockReduce WarpReduce\n";
+    const char *pasted = "#define NS(a, b) a##b\n"
+                         "#define SUM(x) NS(Device, Reduce)::Sum(x)\n"
+                         "void f(void) { NS(c, ub)::SUM(0); }\n";
+    cr_assert_eq(check_preprocessed("06-reductions", forbid, pasted, &res), 0);
+    cr_assert(strstr(res.summary, "kernels.cu:3: uses cub"), "%s", res.summary);
+    gr_lab_free(&res);
+    const char *alias = "#define C(a, b) a##b\n"
+                        "namespace fast = C(c, ub);\n";
+    cr_assert_eq(check_preprocessed("06-reductions", forbid, alias, &res), 0);
+    cr_assert(strstr(res.summary, "kernels.cu:2: uses cub"), "%s", res.summary);
+    gr_lab_free(&res);
 }
 
 /* A student distribution has no grader/examples: the default class is missing, and the

@@ -68,7 +68,7 @@ static const struct {
     {"wrong", "if (rows > 2 && cols > 2) h_out[lk_sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
     {"crash", "{ char *label = getenv(\"LABKIT_NO_SUCH_VARIABLE\"); label[0] = 'x'; }"},
     {"hang", "for (;;) { }"},
-    {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {0, 300000000}; "
+    {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {1, 0}; "
              "nanosleep(&ts, NULL); }"},
     /* Right, and a second on every small grid: correctness runs long enough to overlap. */
     {"nap", "if ((size_t)rows * cols <= 10000) { struct timespec ts = {1, 0}; "
@@ -217,6 +217,19 @@ static int count_files(const char *path, const char *suffix)
     return n;
 }
 
+/* The correctness runs started in @p run: each has a box of its own there, named after its
+   dataset (d0, d1, ...), with its stdout in meta/. */
+static int count_started_runs(const char *run)
+{
+    int n = 0;
+    for (int i = 0; i < 64; i++) {
+        char *stdout_path = gr_strf("%s/d%d/meta/stdout", run, i);
+        n += gr_exists(stdout_path);
+        free(stdout_path);
+    }
+    return n;
+}
+
 Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_the_solution)
 {
     char *subs;
@@ -237,7 +250,7 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     const gr_json *lab = first_lab(j);
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
     cr_assert_eq(gr_json_num(lab, "correctness", -1), 70);
-    cr_assert_str_eq(gr_json_str(lab, "seed"), "777");
+    cr_assert_null(gr_json_get(lab, "seed"), "the seed is in the instructor's log only");
     const gr_json *perf = gr_json_get(lab, "performance_measurement");
     cr_assert(gr_json_true(perf, "measured"));
     cr_assert(gr_json_num(perf, "rounds", 0) >= 3);
@@ -247,16 +260,23 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
               ratio);
     cr_assert(gr_json_true(perf, "serial_extrapolated"), "40 steps timed from 5");
     cr_assert_null(check_with(lab, GR_FAIL), "a check of a correct lab failed");
-    cr_assert(strstr(text, "hidden valley:13x11:779 (30 steps)"),
-              "dataset i (public ones first) gets seed + i: %s", text);
+    cr_assert(strstr(text, "hidden valley:13x11 (hidden seed) (30 steps)"), "%s", text);
+    char *commands_log = gr_strf("%s/commands.log", out);
+    char *commands = gr_read_file(commands_log, 1 << 24, NULL, &err);
+    free(commands_log);
+    cr_assert(strstr(commands, "--gen valley:13x11:779 "),
+              "dataset i (public ones first) gets seed + i: %s", commands);
     char *checked = gr_strf("identical to the solution's output in each of the %d rounds (a "
                             "fresh instance each)", (int)gr_json_num(perf, "rounds", 0));
     cr_assert(strstr(text, checked), "performance output checked: %s", text);
     free(checked);
-    char *seeds = gr_strf("(valley:160x160:1777 to valley:160x160:%d)",
-                          1776 + (int)gr_json_num(perf, "rounds", 0));
-    cr_assert(strstr(text, seeds), "round i runs the instance with seed + 1000 + i: %s", text);
+    cr_assert(strstr(text, "(valley:160x160 (hidden seed) to valley:160x160 (hidden seed))"),
+              "%s", text);
+    char *seeds = gr_strf("valley:160x160:%d ", 1776 + (int)gr_json_num(perf, "rounds", 0));
+    cr_assert(strstr(commands, "valley:160x160:1777 ") && strstr(commands, seeds),
+              "round i runs the instance with seed + 1000 + i: %s", commands);
     free(seeds);
+    free(commands);
     cr_assert(strstr(text, "the only call of a fresh process (--once)"), "%s", text);
     cr_assert(gr_json_num(perf, "overhead_ms", -1) >= 0, "%s", text);
     gr_json_free(j);
@@ -271,7 +291,7 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_INCORRECT, "%s", text);
     cr_assert_eq(gr_json_num(lab, "score", -1), 0);
     cr_assert(strstr(gr_json_str(lab, "summary"), "performance dataset: round 1, "
-                                                  "valley:160x160:1777: ") &&
+                                                  "valley:160x160 (hidden seed): ") &&
               strstr(gr_json_str(lab, "summary"), "cells differ"), "%s",
               gr_json_str(lab, "summary"));
     gr_json_free(j);
@@ -331,7 +351,7 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT);
     perf = gr_json_get(lab, "performance_measurement");
     ratio = gr_json_num(gr_json_get(perf, "ratio_to_solution"), "median", 1);
-    cr_assert(ratio < 0.3, "300 ms of sleep per run, yet %.2f of the solution's speed", ratio);
+    cr_assert(ratio < 0.3, "a second of sleep per run, yet %.2f of the solution's speed", ratio);
     cr_assert_eq(gr_json_num(lab, "score", -1), 70);
     gr_json_free(j);
     free(text);
@@ -382,6 +402,23 @@ static const gr_json *check_named(const gr_json *lab, const char *name)
     return NULL;
 }
 
+/* Lines of @p path that hold every one of @p parts (NULL-terminated). */
+static int count_lines_with(const char *path, const char *const *parts)
+{
+    lk_error err;
+    char *text = gr_read_file(path, 1 << 22, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    int n = 0;
+    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+        int all = 1;
+        for (const char *const *p = parts; *p && all; p++)
+            all = strstr(l, *p) != NULL;
+        n += all;
+    }
+    free(text);
+    return n;
+}
+
 Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_once)
 {
     static const char *const names[] = {"good", "slow", NULL};
@@ -389,8 +426,6 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     char *kit = make_kit(&subs, names);
     edit_rubric(kit, "min-speedup     0.1", "min-speedup     10\n    baseline given steps 5");
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
-    /* The stand-in driver logs each run of the given version in its run folder (log_variant). */
-    char *runs = gr_strf("%s/work/kit/01-fake/perf/variant-runs.log", out);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
                           "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, "--runs",
@@ -400,10 +435,15 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     char *console = gr_read_file(log, 1 << 22, NULL, &err);
     cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
 
-    char *logged = gr_read_file(runs, 1 << 16, NULL, &err);
-    cr_assert_str_eq(logged, "given 0\ngiven 5\n",
-                     "the given version must be timed once per session, on 0 and 5 steps: %s",
-                     logged);
+    /* Each run has a box of its own: the session's command log lists them all. */
+    char *commands = gr_strf("%s/commands.log", out);
+    const char *const given0[] = {" --variant given ", " --steps 0 ", NULL};
+    const char *const given5[] = {" --variant given ", " --steps 5 ", NULL};
+    const char *const given[] = {" --variant given ", NULL};
+    cr_assert_eq(count_lines_with(commands, given0), 1, "the given version: once on 0 steps");
+    cr_assert_eq(count_lines_with(commands, given5), 1, "the given version: once on 5 steps");
+    cr_assert_eq(count_lines_with(commands, given), 2, "the given version: timed once a session");
+    free(commands);
 
     char *text;
     gr_json *j = lab_of(out, "good", &text);
@@ -432,7 +472,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     free(md);
     free(md_path);
 
-    /* At least 300 ms a run against about 2 s for the given version: below the minimum 10x. */
+    /* At least a second a run against about 2 s for the given version: below the minimum 10x. */
     j = lab_of(out, "slow", &text);
     lab = first_lab(j);
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
@@ -452,9 +492,10 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     /* A re-run reuses the saved results, baseline and all, and times nothing again. */
     status = gr_test_run_grader(args, log);
     cr_assert_eq(status, 0, "re-run: exit status %d", status);
-    char *relogged = gr_read_file(runs, 1 << 16, NULL, &err);
-    cr_assert_str_eq(relogged, "given 0\ngiven 5\n", "nothing changed, yet: %s", relogged);
-    free(relogged);
+    /* The command log is the session's: the re-run's ran no given version. */
+    char *recommands = gr_strf("%s/commands.log", out);
+    cr_assert_eq(count_lines_with(recommands, given), 0, "nothing changed, yet it re-timed");
+    free(recommands);
     j = lab_of(out, "slow", &text);
     lab = first_lab(j);
     perf = gr_json_get(lab, "performance_measurement");
@@ -490,7 +531,8 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_ERROR, "%s", gr_json_str(lab, "summary"));
     const char *summary = gr_json_str(lab, "summary");
     cr_assert(strstr(summary, "not graded, the kit failed: timing the given version "
-                              "(--variant nosuch) on valley:160x160:1005 (0 steps) failed: ") &&
+                              "(--variant nosuch) on valley:160x160 (hidden seed) (0 steps) "
+                              "failed: ") &&
               strstr(summary, "unknown variant"), "%s", summary);
     gr_json_free(j);
     free(text);
@@ -501,9 +543,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     free(good_text);
     free(bad_rubric);
     free(rubric);
-    free(logged);
     free(console);
-    free(runs);
     free(kit);
     free(subs);
     free(out);
@@ -573,7 +613,7 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     static const char *const names[] = {"good", NULL};
     char *subs;
     char *kit = make_kit(&subs, names);
-    /* A solution 300 ms slower per run, and a device that copies 1 MB/s (the stand-in
+    /* A solution a second slower per run, and a device that copies 1 MB/s (the stand-in
        driver's copy_GBps): the honest student breaks both rules. */
     char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
     char *slow = NULL;
@@ -637,6 +677,29 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
 }
 
 /* The most runs of @p spans (a log of "start end" lines) in flight at one time. */
+/* The spans (start, end) of the commands in OUT/commands.log whose line holds @p part, as
+   "START END" lines in a file most_at_once() reads: each run has a box of its own, so the
+   session's command log is where their times meet. */
+static char *spans_from_commands(const char *out, const char *part)
+{
+    lk_error err;
+    char *log = gr_strf("%s/commands.log", out);
+    char *text = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    gr_buf spans = {0};
+    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+        double ended, seconds;
+        if (strstr(l, part) && sscanf(l, "%lf %lf", &ended, &seconds) == 2)
+            gr_buf_printf(&spans, "%.6f %.6f\n", ended - seconds, ended);
+    }
+    char *path = gr_strf("%s/spans.log", out);
+    cr_assert_eq(gr_write_atomic_text(path, gr_buf_str(&spans), &err), 0, "%s", err.msg);
+    gr_buf_free(&spans);
+    free(text);
+    free(log);
+    return path;
+}
+
 static int most_at_once(const char *spans)
 {
     lk_error err;
@@ -681,7 +744,7 @@ Test(gpu_stages, correctness_runs_go_side_by_side_up_to_the_runs_option)
         char *text;
         gr_json *j = lab_of(out, "nap", &text);
         cr_assert_str_eq(gr_json_str(first_lab(j), "outcome"), GR_OUT_CORRECT, "%s", text);
-        char *spans = gr_strf("%s/work/students/nap/01-fake/run/spans.log", out);
+        char *spans = spans_from_commands(out, "/students/nap/01-fake/run/d");
         int most = most_at_once(spans);
         if (k == 0)
             cr_assert_eq(most, 1, "--runs 1, yet %d runs overlapped", most);
@@ -715,11 +778,11 @@ Test(gpu_stages, an_interrupted_grader_stops_its_runs_side_by_side_at_once)
                           "4", NULL};
     pid_t pid = gr_test_start_grader(args, log);
     char *run = gr_strf("%s/work/students/hang/01-fake/run", out);
-    for (int i = 0; i < 1200 && count_files(run, ".out") < 4; i++) {
+    for (int i = 0; i < 1200 && count_started_runs(run) < 4; i++) {
         struct timespec nap = {0, 50 * 1000 * 1000};
         nanosleep(&nap, NULL);
     }
-    cr_assert_eq(count_files(run, ".out"), 4, "the four runs never started side by side");
+    cr_assert_eq(count_started_runs(run), 4, "the four runs never started side by side");
     struct timespec settle = {0, 300 * 1000 * 1000};
     nanosleep(&settle, NULL);
     const double t0 = lk_wall_seconds();
@@ -771,7 +834,8 @@ Test(gpu_stages, under_mpirun_each_rank_count_is_a_check_and_a_failing_rank_fail
               "4 datasets at 1 and 2 ranks, and the performance output: %s",
               gr_json_str(lab, "summary"));
     cr_assert_not_null(check_named(lab, "public sciddicat-tiny (2 steps), 1 rank"), "%s", text);
-    cr_assert_not_null(check_named(lab, "hidden plane:21x9:8 (40 steps), 2 ranks"), "%s", text);
+    cr_assert_not_null(check_named(lab, "hidden plane:21x9 (hidden seed) (40 steps), 2 ranks"),
+                       "%s", text);
     gr_json_free(j);
     free(text);
 
@@ -819,11 +883,6 @@ static int count_lines(const char *path, const char *line, int whole)
     return n;
 }
 
-static int lines_equal(const char *path, const char *line)
-{
-    return count_lines(path, line, 1);
-}
-
 Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_serves_the_next)
 {
     static const char *const names[] = {"good", "good-2", "good-3", "good-4", NULL};
@@ -832,22 +891,24 @@ Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_se
     edit_rubric(kit, "rounds          3 extra 2", "rounds          3 extra 0");
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir);
-    /* The stand-in driver logs each --once call in its run folder: the solution's is kept. */
-    char *runs = gr_strf("%s/work/kit/01-fake/perf/once-runs.log", out);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
                           "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
     int status = gr_test_run_grader(args, log);
     lk_error err;
     char *console = gr_read_file(log, 1 << 22, NULL, &err);
     cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
-    cr_assert_eq(lines_equal(runs, "once 0"), 3, "the trusted 0-step call: 3 runs, once");
-    cr_assert_eq(lines_equal(runs, "once 40"), 3 * GR_SOLUTION_TIMED_STUDENTS,
-                 "the solution is timed in the rounds of the first %d students only",
-                 GR_SOLUTION_TIMED_STUDENTS);
     /* The session's command log has every timed call: the solution's, the trusted 0-step
        call's and 3 rounds of each of the 4 students. */
     char *commands = gr_strf("%s/commands.log", out);
-    cr_assert_eq(count_lines(commands, " --once ", 0), 3 + 3 * GR_SOLUTION_TIMED_STUDENTS + 4 * 3,
+    const char *const zero[] = {"/kit/01-fake/perf/", " --once ", " --steps 0 ", NULL};
+    const char *const solution[] = {"/kit/01-fake/perf/", " --once ", " --steps 40 ", NULL};
+    cr_assert_eq(count_lines_with(commands, zero), GR_ZERO_CALLS,
+                 "the trusted 0-step call: %d runs, once", GR_ZERO_CALLS);
+    cr_assert_eq(count_lines_with(commands, solution), 3 * GR_SOLUTION_TIMED_STUDENTS,
+                 "the solution is timed in the rounds of the first %d students only",
+                 GR_SOLUTION_TIMED_STUDENTS);
+    cr_assert_eq(count_lines(commands, " --once ", 0),
+                 GR_ZERO_CALLS + 3 * GR_SOLUTION_TIMED_STUDENTS + 4 * 3,
                  "commands.log: one line per timed call");
     free(commands);
     const char *const all[] = {"good", "good-2", "good-3", "good-4"};
@@ -863,7 +924,6 @@ Test(gpu_stages, the_solution_is_timed_with_the_first_students_and_its_median_se
         free(text);
     }
     free(console);
-    free(runs);
     free(kit);
     free(subs);
     free(out);
@@ -904,7 +964,8 @@ Test(gpu_stages, stretch_is_reported_and_never_scored)
 
     static const struct { const char *student, *summary, *status; } want[] = {
         {"good", "; stretch: passed", GR_PASS},
-        {"stretch-wrong", "; stretch: failed (stretch valley:17x15:2777 (12 steps): md5", GR_FAIL},
+        {"stretch-wrong", "; stretch: failed (stretch valley:17x15 (hidden seed) (12 steps): "
+         "md5", GR_FAIL},
         {"stretch-skip", "; stretch: not attempted", GR_NOT_RUN}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         char *json;
@@ -926,7 +987,8 @@ Test(gpu_stages, stretch_is_reported_and_never_scored)
         cr_assert_not_null(c, "%s: no stretch check in %s", want[i].student, json);
         cr_expect_str_eq(gr_json_str(c, "status"), want[i].status, "%s: %s", want[i].student,
                          gr_json_str(c, "reason"));
-        cr_expect(strstr(gr_json_str(c, "name"), "stretch valley:17x15:2777 (12 steps)"), "%s",
+        cr_expect(strstr(gr_json_str(c, "name"), "stretch valley:17x15 (hidden seed) (12 steps)"),
+                  "%s",
                   gr_json_str(c, "name"));
         gr_json_free(j);
         free(json);
@@ -934,12 +996,91 @@ Test(gpu_stages, stretch_is_reported_and_never_scored)
     char *md = gr_strf("%s/students/stretch-skip/report.md", out);
     char *report = gr_read_file(md, 1 << 22, NULL, &err);
     cr_assert_not_null(report, "%s", err.msg);
-    cr_expect(strstr(report, "| stretch | stretch valley:17x15:2777 (12 steps) | **not-run** | "
-                             "not attempted ("), "%s", report);
+    cr_expect(strstr(report, "| stretch | stretch valley:17x15 (hidden seed) (12 steps) | "
+                             "**not-run** | not attempted ("), "%s", report);
     free(report);
     free(md);
     free(console);
     free(rubric);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+/* Every file of @p path (a folder: recursively) that holds @p what, appended to @p found. */
+static void files_holding(const char *path, const char *what, gr_buf *found)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        lk_error err;
+        char *text = gr_read_file(path, 1 << 24, NULL, &err);
+        if (text && strstr(text, what))
+            gr_buf_printf(found, "%s\n", path);
+        free(text);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            char *p = gr_strf("%s/%s", path, e->d_name);
+            files_holding(p, what, found);
+            free(p);
+        }
+    closedir(d);
+}
+
+/* The hidden datasets' seed is the instructor's: no student-facing file shows it or a spec
+   seeded with it (check names, reasons, summaries, what was timed), the session log has it. */
+Test(gpu_stages, no_student_facing_file_shows_the_hidden_seed)
+{
+    static const char *const names[] = {"good", "wrong", "crash", "replay", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    /* 19 digits: the derived seeds (seed + k, k < 4096) all start 9876543210123, which no
+       timing or hash in a report holds by chance. */
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed",
+                          "9876543210123456789", "--assume-gpu", "stand-in CPU driver",
+                          "--gpu-lock", lock, "--junit", "--gradescope", NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    cr_assert_null(strstr(console, "9876543210123"), "the console shows the seed:\n%s", console);
+
+    const char *facing[] = {"students", "junit.xml", "gradebook.csv", "summary.md"};
+    gr_buf found = {0};
+    for (size_t i = 0; i < sizeof facing / sizeof *facing; i++) {
+        char *p = gr_strf("%s/%s", out, facing[i]);
+        cr_assert(gr_exists(p), "%s was not written", p);
+        files_holding(p, "9876543210123", &found);
+        free(p);
+    }
+    cr_assert_eq(found.len, 0, "these show the seed:\n%s", gr_buf_str(&found));
+    char *md = gr_strf("%s/students/wrong/report.md", out);
+    char *report = gr_read_file(md, 1 << 22, NULL, &err);
+    cr_assert(strstr(report, "| hidden valley:13x11 (hidden seed) (30 steps) |"), "%s", report);
+    free(report);
+    free(md);
+
+    char *session = gr_strf("%s/session.log", out);
+    struct stat st;
+    cr_assert_eq(lstat(session, &st), 0, "no session log");
+    cr_assert_eq(st.st_mode & 077, 0, "the session log is readable by others");
+    char *said = gr_read_file(session, 1 << 20, NULL, &err);
+    cr_assert(strstr(said, "seed 9876543210123456789 (given with --seed)"), "%s", said);
+    for (int k = 0; names[k]; k++) {
+        char *line = gr_strf("graded %s; 01-fake ", names[k]);
+        cr_assert(strstr(said, line), "the log does not name %s:\n%s", names[k], said);
+        free(line);
+    }
+    free(said);
+    free(session);
+    gr_buf_free(&found);
+    free(console);
     free(kit);
     free(subs);
     free(out);

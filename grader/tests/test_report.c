@@ -189,7 +189,7 @@ Test(report, every_report_of_an_odd_student_is_well_formed)
                  &err);
     const gr_lab_rubric *labs[] = {&rub.labs[0]};
     gr_env env = test_env();
-    gr_report_ctx c = {&env, "42", "subs, \"odd\"", "rubric.txt", labs, 1, NULL};
+    gr_report_ctx c = {&env, "subs, \"odd\"", "rubric.txt", labs, 1, NULL};
     gr_lab_result lab;
     odd_lab(&lab);
     gr_student st[2] = {{.name = "O'Brien, \"Bob\" | =1+1", .dir = "x", .labs = &lab,
@@ -246,6 +246,85 @@ Test(report, every_report_of_an_odd_student_is_well_formed)
     free(md);
     free(junit);
     free(summary);
+    gr_lab_free(&lab);
+    gr_rubric_free(&rub);
+}
+
+/* Generator specs that carry the session's seed (seed + k, k < GR_SEED_SPAN) lose it; other
+   numbers stay. */
+Test(report, a_seeded_spec_is_shown_without_its_seed)
+{
+    const unsigned long long big = 9876543210123456789ULL;
+    static const struct { unsigned long long seed; const char *in, *out; } cases[] = {
+        {big, "hidden valley:13x11:9876543210123456791 (30 steps)",
+         "hidden valley:13x11 (hidden seed) (30 steps)"},
+        {big, "(valley:160x160:9876543210123457789 to valley:160x160:9876543210123457792)",
+         "(valley:160x160 (hidden seed) to valley:160x160 (hidden seed))"},
+        {big, "round 1, plane:4096x4096:9876543210123458789: 3 cells differ",
+         "round 1, plane:4096x4096 (hidden seed): 3 cells differ"},
+        {big, "driver said: seed 9876543210123456789 is odd", "driver said: seed (hidden seed) "
+         "is odd"},
+        /* Not this session's: a public spec of the rubric, a spec past the span, hashes. */
+        {big, "public valley:97x131:7 md5 0123456789abcdef", "public valley:97x131:7 md5 "
+         "0123456789abcdef"},
+        {big, "valley:9x9:9876543210123460885", "valley:9x9:9876543210123460885"},
+        /* A short seed: only its specs go; short numbers alone are everyday numbers. */
+        {777, "hidden valley:13x11:779 (30 steps), 777 ms, 12:779", "hidden valley:13x11 "
+         "(hidden seed) (30 steps), 777 ms, 12:779"},
+        /* The derived seeds wrap around at 2^64 as the grader's arithmetic does. */
+        {18446744073709551615ULL, "valley:5x5:1 and valley:5x5:18446744073709551615",
+         "valley:5x5 (hidden seed) and valley:5x5 (hidden seed)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = gr_redact_seed(cases[i].in, cases[i].seed);
+        cr_expect_str_eq(got, cases[i].out, "case %zu", i);
+        free(got);
+    }
+}
+
+/* A lab result graded with seed 9876543210123456789, redacted as the grader redacts every
+   result before it is saved: no report shows the seed, a seeded spec, or the session seed. */
+Test(report, no_report_shows_the_session_seed)
+{
+    const unsigned long long seed = 9876543210123456789ULL;
+    gr_lab_result lab;
+    odd_lab(&lab);
+    gr_lab_add(&lab, "correctness", "hidden valley:13x11:9876543210123456791 (30 steps)",
+               GR_FAIL, "crashed on --gen valley:13x11:9876543210123456791",
+               "lab01: --gen valley:13x11:9876543210123456791: seed 9876543210123456791\n");
+    gr_lab_outcome(&lab, GR_OUT_INCORRECT, "incorrect: hidden valley:13x11:9876543210123456791 "
+                   "(30 steps): crashed");
+    lab.perf.timed = gr_xstrdup("a fresh instance each round (valley:160x160:9876543210123457789 "
+                                "to valley:160x160:9876543210123457792)");
+    free(lab.seed);
+    lab.seed = gr_strf("%llu", seed);
+    gr_lab_redact(&lab, seed);
+
+    gr_rubric rub;
+    lk_error err;
+    char path[512];
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &rub, &err),
+                 &err);
+    const gr_lab_rubric *labs[] = {&rub.labs[0]};
+    gr_env env = test_env();
+    gr_report_ctx c = {&env, "subs", "rubric.txt", labs, 1, NULL};
+    gr_student st = {.name = "s", .dir = "s", .labs = &lab, .nlabs = 1, .done = 1};
+    char *texts[] = {write_with(md_one, &c, &st, 1), write_with(json_one, &c, &st, 1),
+                     write_with(gs_one, &c, &st, 1), write_with(gr_write_junit, &c, &st, 1),
+                     write_with(gr_write_gradebook, &c, &st, 1),
+                     write_with(gr_write_summary, &c, &st, 1)};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        cr_expect_null(strstr(texts[i], "9876543210123"), "report %zu shows the seed:\n%s", i,
+                       texts[i]);
+        cr_expect_null(strstr(texts[i], "\"seed\""), "report %zu has a seed field:\n%s", i,
+                       texts[i]);
+    }
+    cr_expect(strstr(texts[0], "| hidden valley:13x11 (hidden seed) (30 steps) | **fail** |"),
+              "%s", texts[0]);
+    cr_expect(strstr(texts[0], "(valley:160x160 (hidden seed) to valley:160x160 (hidden "
+                               "seed))"), "%s", texts[0]);
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        free(texts[i]);
     gr_lab_free(&lab);
     gr_rubric_free(&rub);
 }

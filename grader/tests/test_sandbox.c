@@ -1,6 +1,7 @@
 /* The isolation machinery: limits hold, misbehaving children are stopped with a clear
    reason, and nothing of their process group survives. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "grader_testing.h"
 #include "labkit/timing.h"
 #include "jail.h"
+#include "driver.h"
 #include "sandbox.h"
 
 static char *dir;
@@ -247,6 +249,25 @@ Test(sandbox, the_gpu_lock_excludes_a_second_holder)
     gr_gpu_unlock(fd);
     fd = gr_gpu_trylock(path, &err);
     cr_assert(fd >= 0, "cannot take the lock after it was released: %s", err.msg);
+    gr_gpu_unlock(fd);
+    free(path);
+}
+
+/* A holder that never lets go keeps no grader waiting past its deadline. */
+Test(sandbox, waiting_for_the_gpu_lock_has_a_deadline)
+{
+    char *path = gr_strf("%s/gpu.lock", dir);
+    lk_error err;
+    int held = gr_gpu_trylock(path, &err);
+    cr_assert(held >= 0, "%s", err.msg);
+    const double t0 = lk_wall_seconds();
+    cr_assert_eq(gr_gpu_lock(path, 0.5, &err), -1, "took a lock another holder has");
+    const double waited = lk_wall_seconds() - t0;
+    cr_assert(waited >= 0.5 && waited < 5, "waited %.2f s for a 0.5 s deadline", waited);
+    cr_assert(strstr(err.msg, "past the deadline"), "%s", err.msg);
+    gr_gpu_unlock(held);
+    int fd = gr_gpu_lock(path, 0.5, &err);
+    cr_assert(fd >= 0, "a free lock: %s", err.msg);
     gr_gpu_unlock(fd);
     free(path);
 }
@@ -558,4 +579,106 @@ Test(sandbox, the_result_descriptor_of_a_jailed_run_carries_the_command_line_onl
     }
     free(res);
     jail_teardown(&f);
+}
+
+/* A jailed run in a box: it works in GR_BOX_PATH, which is the box, and a link it plants
+   there with an absolute target is not followed by the grader. */
+Test(sandbox, a_boxed_run_works_in_its_box_under_a_path_that_means_nothing_outside)
+{
+    jail_fixture f;
+    jail_setup(&f);
+    char *box = gr_strf("%s/box", dir), *out = gr_strf("%s/box.out", dir);
+    cr_assert_eq(mkdir(box, 0777), 0);
+    cr_assert_eq(chmod(box, 0777), 0);
+    char *script = gr_strf("pwd; echo made > mine; ln -s %s link", f.secret);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    const char *readable[] = {f.helper_dir, NULL};
+    gr_cmd cmd = {argv, NULL, out, NULL, NULL, 0, NULL, NULL, readable, box};
+    gr_limits lim = {.wall_s = 30, .drop = 1, .jail = &f.jail, .nproc = 64};
+    gr_outcome o;
+    lk_error err;
+    cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+    char *text = gr_read_file(out, 1 << 20, NULL, &err);
+    cr_assert(gr_outcome_ok(&o), "%s: %s", o.reason, text);
+    cr_assert_str_eq(text, GR_BOX_PATH "\n", "the run's folder inside the jail");
+    char *mine = gr_strf("%s/mine", box);
+    cr_assert(gr_exists(mine), "what the run wrote in its box");
+    gr_driver_run dr = {.box_fd = open(box, O_RDONLY | O_DIRECTORY)};
+    char why[512];
+    cr_assert_eq(gr_run_output(&dr, "link", 0, why, sizeof why), -1);
+    cr_assert(strstr(why, "symbolic link"), "%s", why);
+    close(dr.box_fd);
+    free(mine);
+    free(text);
+    free(script);
+    free(out);
+    free(box);
+    jail_teardown(&f);
+}
+
+/* A run that fills its box with files is killed, whatever it does after. */
+Test(sandbox, a_run_past_its_box_quota_is_killed)
+{
+    char *box = gr_strf("%s/box", dir), *out = gr_strf("%s/quota.out", dir);
+    cr_assert_eq(mkdir(box, 0777), 0);
+    cr_assert_eq(chmod(box, 0777), 0);
+    const char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done; "
+                          "sleep 20", NULL};
+    gr_cmd cmd = {argv, NULL, out, NULL, NULL, 0, NULL, NULL, NULL, box};
+    gr_limits lim = {.wall_s = 30, .drop = 1, .quota_files = 100, .quota_bytes = 1 << 30};
+    gr_outcome o;
+    lk_error err;
+    double t0 = lk_wall_seconds();
+    cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.end, GR_END_QUOTA, "end %d: %s", o.end, o.reason);
+    cr_assert(lk_wall_seconds() - t0 < 10, "killed only at the time limit");
+    cr_assert(strstr(o.reason, "more than 100 files"), "%s", o.reason);
+    /* Within its quota the same run ends as it would. */
+    const char *few[] = {"sh", "-c", "i=0; while [ $i -lt 50 ]; do : > g$i; i=$((i+1)); done",
+                         NULL};
+    gr_cmd ok_cmd = {few, NULL, out, NULL, NULL, 0, NULL, NULL, NULL, box};
+    lim.quota_files = 1000;
+    cr_assert_eq(gr_sandbox_run(&ok_cmd, &lim, &o, &err), 0, "%s", err.msg);
+    cr_assert(gr_outcome_ok(&o), "%s", o.reason);
+    free(out);
+    free(box);
+}
+
+/* Names a student run could plant where the grader writes or reads: a FIFO blocks no one,
+   a link is not followed, a hard link or an oversized file is refused. */
+Test(sandbox, planted_names_neither_block_nor_redirect_the_grader, .timeout = 20)
+{
+    char *target = gr_strf("%s/target", dir), *link_path = gr_strf("%s/link", dir);
+    char *fifo = gr_strf("%s/fifo", dir), *hard = gr_strf("%s/hard", dir);
+    char *big = gr_strf("%s/big", dir);
+    write_file(target, "keep\n");
+    write_file(big, "0123456789\n");
+    cr_assert_eq(symlink(target, link_path), 0);
+    cr_assert_eq(mkfifo(fifo, 0666), 0);
+    cr_assert_eq(link(target, hard), 0);
+    lk_error err;
+    cr_assert_eq(gr_open_for_writing(link_path, &err), -1, "wrote through a planted link");
+    cr_assert(strstr(err.msg, "symbolic link"), "%s", err.msg);
+    cr_assert_eq(gr_open_for_writing(fifo, &err), -1, "opened a planted FIFO");
+    char *kept = gr_read_file(target, 64, NULL, &err);
+    cr_assert_str_eq(kept, "keep\n", "the link's target was changed");
+    gr_driver_run dr = {.box_fd = open(dir, O_RDONLY | O_DIRECTORY)};
+    char why[512];
+    cr_assert_eq(gr_run_output(&dr, "link", 0, why, sizeof why), -1);
+    cr_assert_eq(gr_run_output(&dr, "fifo", 0, why, sizeof why), -1);
+    cr_assert(strstr(why, "not a regular file"), "%s", why);
+    cr_assert_eq(gr_run_output(&dr, "hard", 0, why, sizeof why), -1);
+    cr_assert(strstr(why, "hard link"), "%s", why);
+    cr_assert_eq(gr_run_output(&dr, "big", 4, why, sizeof why), -1);
+    cr_assert(strstr(why, "larger"), "%s", why);
+    int fd = gr_run_output(&dr, "big", 64, why, sizeof why);
+    cr_assert(fd >= 0, "%s", why);
+    close(fd);
+    close(dr.box_fd);
+    free(kept);
+    free(big);
+    free(hard);
+    free(fifo);
+    free(link_path);
+    free(target);
 }

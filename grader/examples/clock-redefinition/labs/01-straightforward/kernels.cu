@@ -1,0 +1,163 @@
+// Example submission "clock-redefinition": `correct`'s lab 01 (one thread per interior cell
+// over a 1-D grid, the arithmetic ported by hand) plus a definition of libc's clock_gettime
+// that runs ten times slower, so that whatever the driver times with it in this process
+// looks ten times faster. The symbol rules once forbade only the kit's and CUDA's names, so
+// this passed them; the grader now allows an object no global definition outside the lab's
+// contract (lab.h) and rejects it, naming clock_gettime, before anything runs.
+
+#include <time.h>
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+#include "labkit/sciddicat.h"
+
+// The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
+// West, East, South (the order of the additions is the reference's).
+__device__ static double new_width(int i, int j, int rows, int cols, const double *h,
+                                   const double *Sf)
+{
+    double t = h[lk_sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
+    t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
+    t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
+    t += Sf[0 * layer + c + cols] - Sf[3 * layer + c];
+    return t;
+}
+
+// Interior cell number k of an (rows-2) x (cols-2) interior, row-major, to (i, j). Grids
+// have fewer than 2^31 cells, so 32-bit arithmetic is enough (and much cheaper than 64-bit
+// division on a GPU).
+__device__ static bool interior_cell(int rows, int cols, int *i, int *j)
+{
+    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned inner_cols = cols - 2;
+    if (k >= (unsigned)(rows - 2) * inner_cols)
+        return false;
+    *i = 1 + (int)(k / inner_cols);
+    *j = 1 + (int)(k % inner_cols);
+    return true;
+}
+
+__global__ void reset_flows(int rows, int cols, double *Sf)
+{
+    int i, j;
+    if (interior_cell(rows, cols, &i, &j))
+        for (int k = 0; k < 4; k++)
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+}
+
+__global__ void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf,
+                              double p_r, double p_epsilon)
+{
+    int i, j;
+    if (!interior_cell(rows, cols, &i, &j))
+        return;
+    // The minimisation of differences, ported by hand in the serial order.
+    double u[5];
+    const double m = h[lk_sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = z[lk_sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = z[lk_sciddicat_at(i - 1, j, cols)] + h[lk_sciddicat_at(i - 1, j, cols)];
+    u[2] = z[lk_sciddicat_at(i, j - 1, cols)] + h[lk_sciddicat_at(i, j - 1, cols)];
+    u[3] = z[lk_sciddicat_at(i, j + 1, cols)] + h[lk_sciddicat_at(i, j + 1, cols)];
+    u[4] = z[lk_sciddicat_at(i + 1, j, cols)] + h[lk_sciddicat_at(i + 1, j, cols)];
+    bool out[5] = {false, false, false, false, false};
+    double average;
+    bool again;
+    do {
+        again = false;
+        average = m;
+        int count = 0;
+        for (int n = 0; n < 5; n++)
+            if (!out[n]) {
+                average += u[n];
+                count++;
+            }
+        if (count != 0)
+            average /= count;
+        for (int n = 0; n < 5; n++)
+            if (average <= u[n] && !out[n]) {
+                out[n] = true;
+                again = true;
+            }
+    } while (again);
+    for (int k = 0; k < 4; k++)
+        if (!out[k + 1])
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+}
+
+__global__ void update_width(int rows, int cols, double *h, const double *Sf)
+{
+    int i, j;
+    if (interior_cell(rows, cols, &i, &j))
+        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
+}
+
+static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, double *d_Sf,
+                           int steps, int block_x, int block_y, lk_error *err)
+{
+    if (rows < 3 || cols < 3)
+        return 0; // no interior cell: nothing changes
+    const int threads = block_x * block_y;
+    const long long cells = (long long)(rows - 2) * (cols - 2);
+    const unsigned blocks = (unsigned)((cells + threads - 1) / threads);
+    for (int s = 0; s < steps; s++) {
+        reset_flows<<<blocks, threads>>>(rows, cols, d_Sf);
+        LK_LAUNCH_TRY(err);
+        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
+                                           LK_SCIDDICAT_P_EPSILON);
+        LK_LAUNCH_TRY(err);
+        update_width<<<blocks, threads>>>(rows, cols, d_h, d_Sf);
+        LK_LAUNCH_TRY(err);
+    }
+    return 0;
+}
+
+extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,
+                             double *h_out, int steps, int block_x, int block_y, lk_error *err)
+{
+    const size_t bytes = (size_t)rows * cols * sizeof(double);
+    double *d_z = NULL, *d_h = NULL, *d_Sf = NULL;
+    int rc = -1;
+    LK_CUDA_TRY(err, cudaMalloc(&d_z, bytes));
+    if (cudaMalloc(&d_h, bytes) != cudaSuccess || cudaMalloc(&d_Sf, 4 * bytes) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: cudaMalloc of %zu bytes failed: the grid is too large for "
+                     "this GPU", 5 * bytes);
+        goto done;
+    }
+    if (cudaMemset(d_Sf, 0, 4 * bytes) != cudaSuccess ||
+        cudaMemcpy(d_z, z, bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(d_h, h_in, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: copying the inputs to the GPU failed: %s",
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    if (steps_on_device(rows, cols, d_z, d_h, d_Sf, steps, block_x, block_y, err) != 0)
+        goto done;
+    if (cudaMemcpy(h_out, d_h, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: copying the result back failed: %s",
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    rc = 0;
+done:
+    cudaFree(d_z);
+    cudaFree(d_h);
+    cudaFree(d_Sf);
+    return rc;
+}
+
+// The attack: a global clock_gettime in the driver's own link wins over libc's for every
+// caller in the process (the harness's timers included). timespec_get reads the real clock
+// without calling this function.
+extern "C" int clock_gettime(clockid_t clock, struct timespec *ts) noexcept
+{
+    struct timespec now;
+    (void)clock;
+    if (timespec_get(&now, TIME_UTC) != TIME_UTC)
+        return -1;
+    const long long ns = ((long long)now.tv_sec * 1000000000LL + now.tv_nsec) / 10;
+    ts->tv_sec = (time_t)(ns / 1000000000LL);
+    ts->tv_nsec = (long)(ns % 1000000000LL);
+    return 0;
+}

