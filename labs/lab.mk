@@ -50,9 +50,7 @@ LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(ad
 # built from the kit only, stays out of the link, and every global name it defines is bound
 # to lk_no_reference: a call of the reference, by name or through a pointer found at run
 # time, ends the run. The tests link LAB_OBJS, the reference included.
-# A lab whose driver judges the GPU output against a reference it computes itself sets
-# LAB_KEEPS_REFERENCE := 1 in its Makefile: its graded build keeps the reference (lab 06).
-LAB_SERIAL := $(if $(LAB_KEEPS_REFERENCE),,$(filter $(B)/serial.o,$(LAB_OBJS)))
+LAB_SERIAL := $(filter $(B)/serial.o,$(LAB_OBJS))
 PROG_OBJS := $(if $(filter 1,$(GRADED)),$(filter-out $(LAB_SERIAL),$(LAB_OBJS)),$(LAB_OBJS))
 PROG_GRADED_FLAGS := $(if $(and $(filter 1,$(GRADED)),$(LAB_SERIAL)),@$(B)/no-reference.flags)
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))

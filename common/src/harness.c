@@ -140,6 +140,8 @@ static void usage(FILE *f, const char *prog, const lk_lab *lab)
             "  -r, --repeat N       time N GPU runs (after the checked run), report the median\n"
             "      --once           call the GPU code once: that call is checked and timed\n"
             "      --no-md5         skip the md5s (for a caller that hashes --bin or times)\n"
+            "      --judge FILE     with --gpu: take the GPU output from FILE (raw doubles a\n"
+            "                       graded driver wrote) instead of running the GPU code\n"
             "      --json           print one machine-readable result line\n"
             "      --result-fd N    also write that line to file descriptor N\n"
             "      --bench          performance report on %s (GPU)\n"
@@ -174,6 +176,9 @@ static int check_lab_options(const lk_lab *lab, const lk_options *o, int block_g
     if (o->once && (o->bench || !o->gpu || o->serial || o->repeat > 1))
         return lk_fail(err, "--once times one checked call: it goes with --gpu, not with "
                             "--bench, --serial or --repeat");
+    if (o->judge && (o->once || o->bench || !o->gpu || o->serial || o->repeat > 1))
+        return lk_fail(err, "--judge FILE stands in for the GPU run: it goes with --gpu, not "
+                            "with --once, --bench, --serial or --repeat");
     return 0;
 }
 
@@ -181,7 +186,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
                          lk_error *err)
 {
     enum { O_SERIAL = 256, O_GPU, O_TILE, O_VARIANT, O_BIN, O_PNG, O_DIFF_PNG, O_JSON, O_FD, O_BENCH,
-           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5 };
+           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5, O_JUDGE };
     /* --time and -t exist only for models with a simulated time (the first entry). */
     static const struct option all_options[] = {
         {"time", required_argument, 0, 't'},
@@ -196,7 +201,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
         {"result-fd", required_argument, 0, O_FD}, {"bench", no_argument, 0, O_BENCH},
         {"serial-steps", required_argument, 0, O_SERIAL_STEPS},
         {"csv", required_argument, 0, O_CSV},   {"once", no_argument, 0, O_ONCE},
-        {"no-md5", no_argument, 0, O_NO_MD5},
+        {"no-md5", no_argument, 0, O_NO_MD5},  {"judge", required_argument, 0, O_JUDGE},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->steps = -1;
@@ -248,6 +253,7 @@ static int parse_options(int argc, char **argv, const lk_lab *lab, lk_options *o
         case O_CSV: o->csv = optarg; break;
         case O_ONCE: o->once = 1; break;
         case O_NO_MD5: o->no_md5 = 1; break;
+        case O_JUDGE: o->judge = optarg; break;
         case 'h': usage(stdout, argv[0], lab); return 1;
         case ':': rc = lk_fail(err, "option %s needs a value: see -h", argv[optind - 1]); break;
         default: rc = lk_fail(err, "unknown option '%s': see -h", argv[optind - 1]); break;
@@ -849,11 +855,26 @@ static int first_call(lk_run *run)
     return 0;
 }
 
+/* --judge FILE: the GPU output is FILE's doubles, written by a graded driver; nothing runs. */
+static void judge_output(lk_run *run)
+{
+    if (lk_read_binary(run->opt.judge, run->gpu, run->len, &run->err) != 0) {
+        lk_run_fail(run);
+        return;
+    }
+    run->r.ran_gpu = 1;
+}
+
 static lk_gpu_call *next_gpu_call(lk_run *run)
 {
     struct lk_run_state *st = run->state;
     if (run->status != 0 || !st || !st->gpu_needed)
         return NULL;
+    if (run->opt.judge) {
+        if (!run->r.ran_gpu)
+            judge_output(run);
+        return NULL;
+    }
     if (st->plan == NULL) {
         if (first_call(run) != 0) {
             lk_run_fail(run);

@@ -19,3 +19,8 @@ void lk_no_reference(void)
             program_invocation_name);
     exit(1);
 }
+
+int lk_reference_linked(void (*reference)(void))
+{
+    return reference != lk_no_reference;
+}

@@ -335,7 +335,7 @@ int gr_run_tool(const gr_kit *kit, const gr_lab_rubric *lab, const char *const *
     char *tmp = gr_strf("TMPDIR=%s/tmp", work);
     const char *env[] = {tmp, NULL};
     const char *writable[] = {work, NULL};
-    gr_cmd cmd = {argv, work, log, NULL, NULL, 0, env, writable, NULL};
+    gr_cmd cmd = {argv, work, log, NULL, NULL, 0, env, writable, NULL, NULL};
     int rc = gr_sandbox_run(&cmd, &lim, o, err);
     free(tmp);
     return rc;
@@ -348,7 +348,7 @@ int gr_refresh_lib(const gr_kit *kit, lk_error *err)
     const char *argv[] = {"make", "-s", "--no-print-directory", "-C", kit->top, "lib", NULL};
     gr_limits lim = {.wall_s = 1800, .output_bytes = 8LL << 20};
     char *log = gr_strf("%s/lib-refresh.log", kit->log_dir ? kit->log_dir : "/tmp");
-    gr_cmd cmd = {argv, kit->top, log, NULL, NULL, 0, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, kit->top, log, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     gr_outcome o;
     int rc = gr_sandbox_run(&cmd, &lim, &o, err);
     if (rc == 0 && !gr_outcome_ok(&o)) {

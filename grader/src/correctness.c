@@ -224,7 +224,8 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
         char *refdir = gr_strf("%s/ref", lc->kit_work);
         char steps_s[16];
         snprintf(steps_s, sizeof steps_s, "%d", steps);
-        const char *args[] = {"--serial", flag, spec, "--steps", steps_s, "--bin", "ref.bin", NULL};
+        const char *args[] = {"--serial", flag, spec, "--steps", steps_s, "--bin", "ref.bin",
+                              NULL};
         gr_driver_run dr;
         char reason[1024];
         gr_buf detail = {0};
@@ -321,6 +322,41 @@ void gr_dataset_args(const gr_session *s, const gr_lab_ctx *lc, int i, const cha
     *steps = lc->steps[i];
 }
 
+/* The rubric's `judge trusted`: the kit's trusted driver judges the raw values that a
+   student run left (*@p got) on the same input, in a box of its own under WORK/judge; *@p got
+   becomes the judged file. 1 judged, 0 not (@p reason: the trusted driver refused the
+   output, e.g. of the wrong size), -1 grader error. */
+int gr_judge_output(gr_session *s, gr_lab_ctx *lc, const char *work, const char *tag,
+                    const char *flag, const char *spec, int steps, long long bytes, int *got,
+                    char *reason, size_t size, lk_error *err)
+{
+    char steps_s[16];
+    snprintf(steps_s, sizeof steps_s, "%d", steps);
+    const char *args[] = {"--gpu", "--judge", "input.bin", flag, spec, "--steps", steps_s,
+                          "--no-md5", "--bin", "judged.bin", NULL};
+    char *base = gr_strf("%s/judge", work);
+    gr_driver_run dr;
+    int rc = gr_run_driver_on(s, lc->ref_driver, base, args, gr_reference_ranks(lc->rub),
+                              lc->rub->limit_run, bytes, tag, *got, &dr, err);
+    free(base);
+    if (rc == 0) {
+        gr_buf detail = {0};
+        int judged = -1;
+        if (gr_run_failed(&dr, NULL, reason, size, &detail) ||
+            (judged = gr_run_output(&dr, "judged.bin", bytes, reason, size)) < 0) {
+            rc = 0;
+        } else {
+            close(*got);
+            *got = judged;
+            rc = 1;
+        }
+        gr_buf_free(&detail);
+        gr_rm_rf(dr.top, NULL);
+    }
+    gr_driver_run_free(&dr);
+    return rc;
+}
+
 /* Run the student's driver on one dataset and judge its output. 1 pass, 0 fail, -1 error. */
 int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
                      const char *name, const char *flag, const char *spec, int steps,
@@ -345,9 +381,16 @@ int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char
             *hung = dr.o.end == GR_END_TIMEOUT;
             gr_check *c = gr_lab_add(r, "correctness", name, GR_FAIL, reason, gr_buf_str(&detail));
             c->seconds = dr.o.wall_s;
-        } else if ((bin_fd = gr_run_output(&dr, "out.bin", bin_bytes, reason, sizeof reason)) < 0) {
-            gr_check *c = gr_lab_add(r, "correctness", name, GR_FAIL, reason, NULL);
-            c->seconds = dr.o.wall_s;
+        } else if ((bin_fd = gr_run_output(&dr, "out.bin", bin_bytes, reason,
+                                           sizeof reason)) < 0 ||
+                   (lc->rub->judge_trusted && lc->have_solution &&
+                    (rc = gr_judge_output(s, lc, work, tag, flag, spec, steps, bin_bytes,
+                                          &bin_fd, reason, sizeof reason, err)) != 1)) {
+            if (rc >= 0) {
+                gr_check *c = gr_lab_add(r, "correctness", name, GR_FAIL, reason, NULL);
+                c->seconds = dr.o.wall_s;
+                rc = 0;
+            }
         } else {
             char *bin = gr_fd_path(bin_fd);
             int same = gr_compare_outputs(lc->rub, ref->bin, bin, ref->rows, ref->cols, ref->hash,
@@ -363,8 +406,9 @@ int gr_check_dataset(gr_session *s, gr_lab_ctx *lc, const char *work, const char
             }
             rc = same;
             free(bin);
-            close(bin_fd);
         }
+        if (bin_fd >= 0)
+            close(bin_fd);
         if (rc == 1)
             gr_rm_rf(dr.top, NULL); /* a failed run's box stays for a look */
         gr_buf_free(&detail);

@@ -36,6 +36,12 @@ int gr_run_driver(gr_session *s, const char *driver, const char *base, const cha
                   int ranks, double wall, long long bin_bytes, const char *tag,
                   gr_driver_run *dr, lk_error *err);
 
+/** As gr_run_driver(), with what @p input_fd holds copied into the box as "input.bin" first
+    (-1: nothing), e.g. a student's output for the trusted driver to judge (--judge). */
+int gr_run_driver_on(gr_session *s, const char *driver, const char *base,
+                     const char *const *args, int ranks, double wall, long long bin_bytes,
+                     const char *tag, int input_fd, gr_driver_run *dr, lk_error *err);
+
 /** The process count of the lab's trusted runs (serial reference): 1 under a launcher, else
     0 (started directly). */
 int gr_reference_ranks(const gr_lab_rubric *lab);

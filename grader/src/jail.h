@@ -63,9 +63,10 @@ void gr_jail_free(gr_jail *j);
 /**
  * The bwrap command line that runs @p prog with @p args (argv[1]... of the command) in the
  * jail: @p writable folders writable, @p readable paths read-only on top of the session's,
- * @p cwd as working folder, @p box (NULL: none) writable at GR_BOX_PATH, @p seccomp_fd the descriptor number bwrap reads the filter
- * from (-1: none), @p info_fd the one it writes the sandbox's pid to (-1: none). A malloc'd
- * NULL-terminated array of malloc'd strings (gr_jail_argv_free).
+ * @p cwd as working folder, @p box (NULL: none) writable at GR_BOX_PATH, @p seccomp_fd the
+ * descriptor number bwrap reads the filter from (-1: none), @p info_fd the one it writes the
+ * sandbox's pid to (-1: none). A malloc'd NULL-terminated array of malloc'd strings
+ * (gr_jail_argv_free).
  */
 char **gr_jail_argv(const gr_jail *j, const char *prog, const char *const *args,
                     const char *cwd, const char *const *writable, const char *const *readable,

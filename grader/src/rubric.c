@@ -13,12 +13,12 @@
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
        K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_FORBID_SOURCE,
-       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_STRETCH, K_COUNT };
+       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_STRETCH, K_JUDGE, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
     "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
-    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher", "stretch"};
+    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher", "stretch", "judge"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
@@ -51,7 +51,8 @@ static const char *const key_usage[K_COUNT] = {
     "ranks N... (process counts, e.g. ranks 1 2 4; with launcher mpirun)",
     "launcher mpirun",
     "stretch DATASET STEPS (a datasets/MANIFEST name, KIND:ROWSxCOLS:SEED, or KIND:ROWSxCOLS "
-    "seeded at grading time; e.g. stretch bruss:97x97 60)"};
+    "seeded at grading time; e.g. stretch bruss:97x97 60)",
+    "judge trusted"};
 
 typedef struct ctx {
     const char *path;
@@ -518,6 +519,16 @@ static int parse_launcher(ctx *c, gr_lab_rubric *lab, int k, char **tok, int nto
     return 0;
 }
 
+static int parse_judge(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (strcmp(tok[1], "trusted") != 0)
+        return bad(c, "judge: unknown judge '%s': write %s", tok[1], key_usage[k]);
+    lab->judge_trusted = 1;
+    return 0;
+}
+
 /* One parser a key. */
 static int (*const key_parsers[])(ctx *, gr_lab_rubric *, int, char **, int) = {
     [K_DRIVER] = parse_driver,
@@ -541,6 +552,7 @@ static int (*const key_parsers[])(ctx *, gr_lab_rubric *, int, char **, int) = {
     [K_RANKS] = parse_ranks,
     [K_STRETCH] = parse_stretch,
     [K_LAUNCHER] = parse_launcher,
+    [K_JUDGE] = parse_judge,
 };
 
 static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)

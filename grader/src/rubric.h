@@ -90,6 +90,10 @@ typedef struct gr_lab_rubric {
     double plausible_factor;  /**< A run more than this many times the solution's speed is
                                    implausible (0: no such rule). */
     gr_launcher launcher;     /**< How the driver is started (GR_LAUNCHER_NONE: directly). */
+    int judge_trusted;        /**< `judge trusted`: the student's driver writes raw values
+                                   (its graded build has no reference to judge them by); the
+                                   trusted driver judges them (--judge) before the policy
+                                   compares them with the reference's. */
     int ranks[GR_MAX_RANKS];  /**< Process counts every dataset is checked at (launcher
                                    mpirun); the performance rounds use the last one. */
     int nranks;               /**< Their number (0 without a launcher). */

@@ -367,7 +367,7 @@ static int setup_jail(gr_session *s, const char *lib, int unsandboxed, const cha
     char *errs = gr_strf("%s/sandbox-probe.err", workdir);
     const char *argv_true[] = {"true", NULL};
     const char *writable[] = {workdir, NULL};
-    gr_cmd cmd = {argv_true, workdir, NULL, errs, NULL, 0, NULL, writable, NULL};
+    gr_cmd cmd = {argv_true, workdir, NULL, errs, NULL, 0, NULL, writable, NULL, NULL};
     gr_outcome oc;
     lim.jail = NULL;
     int rc = gr_sandbox_run(&cmd, &lim, &oc, err);

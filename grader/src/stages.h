@@ -37,6 +37,14 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
                         const char *spec, int steps, gr_ref_output *ref, char *problem,
                         size_t psize, lk_error *err);
 
+/** The rubric's `judge trusted`: the kit's trusted driver judges the raw values a student
+    run left (*@p got, @p bytes at most) on input FLAG SPEC after @p steps steps, in a box
+    WORK/judge/TAG; *@p got becomes the judged file. 1 judged, 0 refused (@p reason), -1
+    grader error. */
+int gr_judge_output(gr_session *s, gr_lab_ctx *lc, const char *work, const char *tag,
+                    const char *flag, const char *spec, int steps, long long bytes, int *got,
+                    char *reason, size_t size, lk_error *err);
+
 /** Run the student's driver on dataset @p idx (with @p ranks processes under the lab's
     launcher, 0: directly) and judge its output (adds the check @p name to @p r). 1 pass,
     0 fail (*hung when it hit the time limit), -1 grader error. */

@@ -493,10 +493,17 @@ static int one_round(rounds_ctx *c, int i, lk_error *err)
     int ok = timed_call(c->s, lc, c->driver, base, tag, spec, 1, c->src_prefix, &dr, &wall, &own,
                         &gbps, &timed_out, reason, sizeof reason, &detail, err);
     free(base);
+    const long long bytes = (long long)lc->perf_rows * lc->perf_cols * 8;
     if (ok == 1 && p->have_solution &&
-        (got = gr_run_output(&dr, "out.bin", (long long)lc->perf_rows * lc->perf_cols * 8,
-                             reason, sizeof reason)) < 0)
+        (got = gr_run_output(&dr, "out.bin", bytes, reason, sizeof reason)) < 0)
         ok = 0;
+    if (ok == 1 && p->have_solution && lc->rub->judge_trusted) {
+        /* The graded driver wrote raw values: the kit's trusted build judges them. */
+        char judge_tag[40];
+        snprintf(judge_tag, sizeof judge_tag, "perf-judge-%d", i);
+        ok = gr_judge_output(c->s, lc, c->work, judge_tag, "--gen", spec, lc->rub->perf.steps,
+                             bytes, &got, reason, sizeof reason, err);
+    }
     if (ok == 0)
         round_failed(c, i, spec, timed_out, reason, &detail);
     gr_buf_free(&detail);

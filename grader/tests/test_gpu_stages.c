@@ -1087,3 +1087,49 @@ Test(gpu_stages, no_student_facing_file_shows_the_hidden_seed)
     free(log);
     free(lock);
 }
+
+/* `judge trusted`: every raw output of a student run, on each dataset and in each round, is
+   judged by the kit's trusted driver (--judge) before it is compared; the verdicts stay. */
+Test(gpu_stages, a_trusted_judge_judges_every_student_output_before_the_comparison)
+{
+    static const char *const names[] = {"good", "wrong", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "    rounds", "    judge trusted\n    rounds");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    char *text;
+    gr_json *j = lab_of(out, "good", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", text);
+    const int rounds = (int)gr_json_num(gr_json_get(lab, "performance_measurement"), "rounds", 0);
+    int datasets = 0;
+    for (const gr_json *c = gr_json_get(lab, "checks")->child; c; c = c->next) {
+        datasets += strcmp(gr_json_str(c, "stage"), "correctness") == 0 &&
+                    strncmp(gr_json_str(c, "name"), "performance", 11) != 0;
+    }
+    cr_assert(datasets > 0 && rounds > 0, "%s", text);
+    char *commands = gr_strf("%s/commands.log", out);
+    const char *const judged[] = {"/students/good/01-fake/judge/", " --judge input.bin ", NULL};
+    cr_assert_eq(count_lines_with(commands, judged), datasets + rounds,
+                 "one trusted judgement per dataset and round");
+    gr_json_free(j);
+    free(text);
+    j = lab_of(out, "wrong", &text);
+    cr_assert_str_eq(gr_json_str(first_lab(j), "outcome"), GR_OUT_INCORRECT, "%s", text);
+    gr_json_free(j);
+    free(text);
+    free(commands);
+    free(console);
+    free(lock);
+    free(log);
+    free(out);
+    free(kit);
+    free(subs);
+}

@@ -92,6 +92,11 @@ Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
     cr_assert_str_eq(lab->baseline, "uncoalesced");
     cr_assert_eq(lab->baseline_steps, 5);
     cr_assert_eq(lab->min_speedup, 20);
+    cr_assert(!lab->judge_trusted, "lab 02's outputs are bits: nothing to judge");
+    /* Lab 06's driver judges against a reference a graded build lacks: the kit judges. */
+    lab = gr_rubric_find(&r, "06-reductions");
+    cr_assert_not_null(lab);
+    cr_assert(lab->judge_trusted, "lab 06's raw outputs must be judged by the trusted driver");
     gr_rubric_free(&r);
 }
 
@@ -294,6 +299,9 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
          "digit, at most 31)"},
         {NULL, "  baseline a steps 1\n  baseline b steps 2", "rubric.txt:13:",
          "'baseline' given twice in lab 01-straightforward: keep one"},
+        {NULL, "  judge myself", "rubric.txt:12:",
+         "judge: unknown judge 'myself': write judge trusted"},
+        {NULL, "  judge", "rubric.txt:12:", "judge: missing value"},
         {NULL, "  launcher srun", "rubric.txt:12:",
          "launcher: unknown launcher 'srun': write launcher mpirun"},
         {NULL, "  launcher mpirun\n  ranks 1 0", "rubric.txt:13:", "ranks: 0 is out of range"},

@@ -65,7 +65,7 @@ static gr_outcome run_hostile(const char *const *args, const gr_limits *lim, con
     const char *argv[8] = {GR_HOSTILE};
     for (int i = 0; args[i]; i++)
         argv[i + 1] = args[i];
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, lim, &o, &err), 0, "%s", err.msg);
@@ -162,7 +162,7 @@ Test(sandbox, exit_status_and_result_descriptor)
 
     char *res = gr_strf("%s/result.txt", dir);
     const char *argv[] = {GR_HOSTILE, "fd", "57", "{\"status\":\"ok\"}", NULL};
-    gr_cmd cmd = {argv, dir, NULL, NULL, res, 57, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, dir, NULL, NULL, res, 57, NULL, NULL, NULL, NULL};
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
     cr_assert(gr_outcome_ok(&o), "%s", o.reason);
@@ -184,7 +184,7 @@ Test(sandbox, only_the_result_descriptor_is_inherited)
     gr_limits lim = {.wall_s = 30, .drop = 1};
     char *out = gr_strf("%s/fd.out", dir);
     const char *argv[] = {GR_HOSTILE, "fd", fdname, "leak", NULL};
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
@@ -201,7 +201,7 @@ Test(sandbox, a_missing_program_is_not_started)
 {
     gr_limits lim = {.wall_s = 5};
     const char *argv[] = {"labkit-no-such-program", NULL};
-    gr_cmd cmd = {argv, dir, NULL, NULL, NULL, 0, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, dir, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0);
@@ -215,7 +215,7 @@ Test(sandbox, root_runs_commands_as_nobody_with_a_clean_environment)
     char *out = gr_strf("%s/env.out", dir);
     const char *argv[] = {"sh", "-c", "id -u; env", NULL};
     gr_limits lim = {.wall_s = 30, .drop = 1};
-    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL};
+    gr_cmd cmd = {argv, dir, out, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     gr_outcome o;
     lk_error err;
     cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
@@ -332,7 +332,7 @@ static gr_outcome jailed_run(jail_fixture *f, const char *const *argv, char **te
 {
     char *out = gr_strf("%s/jail.out", dir);
     const char *writable[] = {f->alice, NULL}, *readable[] = {f->helper_dir, NULL};
-    gr_cmd cmd = {argv, f->alice, out, NULL, NULL, 0, NULL, writable, readable};
+    gr_cmd cmd = {argv, f->alice, out, NULL, NULL, 0, NULL, writable, readable, NULL};
     gr_limits lim = {.wall_s = 30, .drop = 1, .jail = &f->jail, .nproc = 64};
     gr_outcome o;
     lk_error err;
@@ -442,7 +442,7 @@ Test(sandbox, a_jailed_run_is_killed_with_everything_it_started)
     const char *argv[] = {"sh", "-c", script, NULL};
     char *out = gr_strf("%s/jail.out", dir);
     const char *writable[] = {f.alice, NULL}, *readable[] = {f.helper_dir, NULL};
-    gr_cmd cmd = {argv, f.alice, out, NULL, NULL, 0, NULL, writable, readable};
+    gr_cmd cmd = {argv, f.alice, out, NULL, NULL, 0, NULL, writable, readable, NULL};
     gr_limits lim = {.wall_s = 1, .drop = 1, .jail = &f.jail};
     gr_outcome o;
     lk_error err;
@@ -566,7 +566,7 @@ Test(sandbox, the_result_descriptor_of_a_jailed_run_carries_the_command_line_onl
         snprintf(num, sizeof num, "%d", fd);
         const char *argv[] = {GR_HOSTILE, "fd", num, "{\"status\":\"ok\"}", NULL};
         const char *writable[] = {f.alice, NULL}, *readable[] = {f.helper_dir, NULL};
-        gr_cmd cmd = {argv, f.alice, NULL, NULL, res, fd, NULL, writable, readable};
+        gr_cmd cmd = {argv, f.alice, NULL, NULL, res, fd, NULL, writable, readable, NULL};
         gr_limits lim = {.wall_s = 30, .drop = 1, .jail = &f.jail};
         gr_outcome o;
         lk_error err;
@@ -622,8 +622,9 @@ Test(sandbox, a_run_past_its_box_quota_is_killed)
     char *box = gr_strf("%s/box", dir), *out = gr_strf("%s/quota.out", dir);
     cr_assert_eq(mkdir(box, 0777), 0);
     cr_assert_eq(chmod(box, 0777), 0);
-    const char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done; "
-                          "sleep 20", NULL};
+    const char *argv[] = {"sh", "-c",
+                          "i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done; sleep 20",
+                          NULL};
     gr_cmd cmd = {argv, NULL, out, NULL, NULL, 0, NULL, NULL, NULL, box};
     gr_limits lim = {.wall_s = 30, .drop = 1, .quota_files = 100, .quota_bytes = 1 << 30};
     gr_outcome o;

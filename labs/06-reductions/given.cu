@@ -62,6 +62,7 @@ double lab06_reference(lk_reduce_input *in)
         const double seconds = lk_wall_seconds() - t0;
         for (int s = 0; s < in->S; s++)
             in->bound[s] = lk_lagrange_bound(in->n1, in->bound[s]);
+        in->have_reference = 1;
         return seconds;
     }
     double sum_abs;
@@ -70,6 +71,7 @@ double lab06_reference(lk_reduce_input *in)
         in->bound[k] = 0.0;
     in->bound[LK_OUT_SUM] =
         lk_reduce_sum_bound((size_t)in->rows * in->cols, sum_abs, in->gold[LK_OUT_SUM]);
+    in->have_reference = 1;
     return lk_wall_seconds() - t0;
 }
 

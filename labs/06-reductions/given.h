@@ -30,10 +30,10 @@ int lab06_check_variant(const char *variant, const lk_reduce_input *in, int benc
 int lab06_gpu_run(const lk_reduce_input *in, const char *variant, int steps, double *out,
                   lk_error *err);
 
-/** Fill in->gold and in->bound, the reference the GPU output is judged against: part A
-    lab06_serial_reduce() and lk_reduce_sum_bound(), part B lab06_lagrange_barycentric()
-    and lk_lagrange_bound(). Returns the seconds it took (part B: the serial barycentric
-    time, the honest baseline of the README). */
+/** Fill in->gold and in->bound (and set in->have_reference), the reference the GPU output
+    is judged against: part A lab06_serial_reduce() and lk_reduce_sum_bound(), part B
+    lab06_lagrange_barycentric() and lk_lagrange_bound(). Returns the seconds it took (part
+    B: the serial barycentric time, the honest baseline of the README). */
 double lab06_reference(lk_reduce_input *in);
 
 /** The serial reference the driver times: part A lab06_serial_reduce(), part B

@@ -96,6 +96,9 @@ typedef struct lk_options {
     int bench;                   /**< `--bench`. */
     int once;                    /**< `--once`. */
     int no_md5;                  /**< `--no-md5`. */
+    const char *judge;           /**< `--judge FILE`: take the GPU output from FILE (raw
+                                      doubles a graded driver wrote) instead of running it,
+                                      so that this trusted build judges it. */
     int serial_steps;            /**< `--serial-steps`. */
     int block_x;                 /**< `--block` width. */
     int block_y;                 /**< `--block` height. */
@@ -229,6 +232,13 @@ void lk_run_serial_end(lk_run *run, int rc);
  * of any signature: it takes no argument and never returns.
  */
 void lk_no_reference(void) __attribute__((noreturn));
+
+/**
+ * Is @p reference (a serial reference function, cast) the real one, not lk_no_reference()?
+ * A driver that judges the GPU output against a reference it computes (lab 06) asks first:
+ * in a graded build it writes the raw output for a trusted build to judge (--judge).
+ */
+int lk_reference_linked(void (*reference)(void));
 
 /**
  * The next call of the GPU code, or NULL when there is none left (or one failed). The

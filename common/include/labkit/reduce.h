@@ -79,6 +79,9 @@ typedef struct lk_reduce_input {
     double *gold;
     double *bound;       /**< Bound of each output value; 0 means exact. */
     size_t nout;         /**< Values in the output: LK_REDUCE_NOUT or S. */
+    int have_reference;  /**< 1 once the driver filled gold and bound. A graded build has no
+                              reference: its `--bin` holds the raw values, which a trusted
+                              build judges (`--judge`). */
 } lk_reduce_input;
 
 /** Names of the kinds, for messages: "debris, lake, ...". */
@@ -127,7 +130,8 @@ double lk_reduce_judged(double got, double reference, double bound);
  */
 size_t lk_reduce_judge(const void *in, const double *got, char *buf, size_t size);
 
-/** Write @p v (n values) judged against in->gold/in->bound as raw doubles (`--bin`). */
+/** Write @p v (n values) judged against in->gold/in->bound as raw doubles (`--bin`); without
+    a reference (a graded build, in->have_reference 0) the values as they are. */
 int lk_reduce_write_judged(const char *path, const lk_reduce_input *in, const double *v,
                            lk_error *err);
 

@@ -8,7 +8,9 @@
  * in lk_reduce_input::bound (lk_reduce_judge()), which the driver fills between
  * lk_reduce_open() and the first GPU call. `--out` writes the results as text, `--bin` in
  * the judged form of lk_reduce_judged() (what the grader compares with `policy tolerance
- * 0.5`); the md5 of a run is of its raw results as little-endian doubles.
+ * 0.5`); the md5 of a run is of its raw results as little-endian doubles. A graded build
+ * (no reference) writes the raw results with `--bin`; the grader has the kit's trusted
+ * build judge them (`--gpu --judge FILE --bin JUDGED`: the rubric's `judge trusted`).
  */
 #ifndef LABKIT_REDUCE_DRIVER_H
 #define LABKIT_REDUCE_DRIVER_H
