@@ -35,3 +35,14 @@ Test(no_reference, a_call_ends_the_run_with_one_error_line)
     cr_assert(strstr(line, "GRADED=1") != NULL, "the line should name GRADED=1: %s", line);
     cr_assert(strchr(line, '\n') == line + strlen(line) - 1, "one line expected: %s", line);
 }
+
+static void real_reference(void)
+{
+}
+
+/* A driver asks whether its reference is real before it judges against it (lab 06). */
+Test(no_reference, a_driver_tells_its_reference_from_the_stand_in)
+{
+    cr_assert(lk_reference_linked(real_reference), "a real function is a reference");
+    cr_assert(!lk_reference_linked(lk_no_reference), "the stand-in is no reference");
+}
