@@ -14,7 +14,10 @@ GRADER := $(GRADER_BUILD)/labkit-grade
 GRADER_HOSTILE := $(GRADER_BUILD)/tests/hostile
 GRADER_HEADERS := $(wildcard grader/src/*.h)
 GRADER_OBJS := $(patsubst grader/src/%.c,$(GRADER_BUILD)/obj/%.o,$(wildcard grader/src/*.c))
-GRADER_LIB_OBJS := $(filter-out $(GRADER_BUILD)/obj/main.o,$(GRADER_OBJS))
+# The runner on its own (labkit-box): the grader's sandbox code with a command line of its own.
+GRADER_BOX := $(GRADER_BUILD)/labkit-box
+GRADER_MAINS := $(GRADER_BUILD)/obj/main.o $(GRADER_BUILD)/obj/box_main.o
+GRADER_LIB_OBJS := $(filter-out $(GRADER_MAINS),$(GRADER_OBJS))
 GRADER_TESTS := $(patsubst grader/tests/%.c,$(GRADER_BUILD)/tests/%,$(wildcard grader/tests/test_*.c))
 # cJSON reads the drivers' result lines; libseccomp builds the sandbox's system-call filter.
 GRADER_LIBS := -lcjson -lseccomp
@@ -31,19 +34,26 @@ GRADE_FLAGS ?=
 
 .PHONY: grader grader-tests check-grader
 
-grader: $(GRADER)
+grader: $(GRADER) $(GRADER_BOX)
 
-grader-tests: $(GRADER_TESTS) $(GRADER) $(GRADER_HOSTILE)
+grader-tests: $(GRADER_TESTS) $(GRADER) $(GRADER_BOX) $(GRADER_HOSTILE)
 
 $(GRADER_BUILD)/obj/%.o: grader/src/%.c $(GRADER_HEADERS) $(LK_HEADERS) grader/grader.mk
 	@mkdir -p $(@D)
 	$(lk_say) CC $<
 	$(Q)$(CC) $(GRADER_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(GRADER): $(GRADER_OBJS) $(LK_LIB)
+$(GRADER): $(GRADER_BUILD)/obj/main.o $(GRADER_LIB_OBJS) $(LK_LIB)
 	@mkdir -p $(@D)
 	$(lk_say) LD $(call lk_rel,$@)
-	$(Q)$(CC) $(CFLAGS) $(GRADER_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) $(GRADER_LIBS) $(LK_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(GRADER_BUILD)/obj/main.o $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) \
+	  $(GRADER_LIBS) $(LK_LIBS)
+
+$(GRADER_BOX): $(GRADER_BUILD)/obj/box_main.o $(GRADER_LIB_OBJS) $(LK_LIB)
+	@mkdir -p $(@D)
+	$(lk_say) LD $(call lk_rel,$@)
+	$(Q)$(CC) $(CFLAGS) $(GRADER_BUILD)/obj/box_main.o $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) \
+	  $(LK_LIB) $(GRADER_LIBS) $(LK_LIBS)
 
 # A helper that misbehaves on request (sleeps, forks, floods, crashes) for the isolation tests.
 $(GRADER_HOSTILE): grader/tests/hostile.c
@@ -53,10 +63,11 @@ $(GRADER_HOSTILE): grader/tests/hostile.c
 
 $(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.h \
                               $(GRADER_LIB_OBJS) $(LK_LIB) $(GRADER_HEADERS) $(LK_HEADERS) \
-                              $(GRADER) $(GRADER_HOSTILE)
+                              $(GRADER) $(GRADER_BOX) $(GRADER_HOSTILE)
 	@mkdir -p $(@D)
 	$(lk_say) CC $<
 	$(Q)$(CC) $(GRADER_CPPFLAGS) -DGR_GRADER='"$(GRADER)"' -DGR_HOSTILE='"$(GRADER_HOSTILE)"' \
+	  -DGR_BOX='"$(GRADER_BOX)"' \
 	  -DGR_LK_LIB='"$(LK_LIB)"' $(CFLAGS) $< $(GRADER_LIB_OBJS) -o $@ $(LDFLAGS) $(LK_LIB) \
 	  $(LK_TEST_LIBS) $(GRADER_LIBS) $(LK_LIBS)
 

@@ -683,3 +683,37 @@ Test(sandbox, planted_names_neither_block_nor_redirect_the_grader, .timeout = 20
     free(link_path);
     free(target);
 }
+
+/* labkit-box, the runner on its own: one command in a box, a meta record out. */
+Test(sandbox, the_runner_alone_writes_a_meta_record_of_how_the_command_ended)
+{
+    char *box = gr_strf("%s/box", dir), *meta = gr_strf("%s/meta", dir);
+    cr_assert_eq(mkdir(box, 0777), 0);
+    cr_assert_eq(chmod(box, 0777), 0);
+    static const struct {
+        const char *command, *want;
+    } cases[] = {
+        {"sh -c 'exit 3'", "status:exited\nexitcode:3\n"},
+        {GR_HOSTILE " sleep", "status:timeout\n"},
+        {GR_HOSTILE " crash", "status:signaled\nexitsig:11\n"},
+        {"sh -c 'i=0; while [ $i -lt 50 ]; do : > f$i; i=$((i+1)); done'", "status:quota\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *line = gr_strf("%s --box %s --time 2 --quota-files 20 --meta %s -- %s", GR_BOX, box,
+                             meta, cases[i].command);
+        int status = system(line);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status %d", line, status);
+        lk_error err;
+        char *text = gr_read_file(meta, 4096, NULL, &err);
+        cr_assert_not_null(text, "%s", err.msg);
+        cr_assert(strncmp(text, cases[i].want, strlen(cases[i].want)) == 0, "%s:\n%s", line,
+                  text);
+        cr_assert(strstr(text, "time-wall:") && strstr(text, "message:"), "%s", text);
+        free(text);
+        free(line);
+    }
+    int status = system(GR_BOX " -- true 2>/dev/null");
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "a box is required");
+    free(meta);
+    free(box);
+}
