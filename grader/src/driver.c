@@ -29,6 +29,7 @@ static void run_limits(const gr_session *s, double wall, long long bin_bytes, in
     lim->output_bytes = 1LL << 20;
     lim->nproc = 64 * (s->runs > 1 ? s->runs : 1); /* the runs side by side share one user */
     lim->drop = drop;
+    lim->run_id = s->run_id;
     lim->jail = &s->jail;
     /* The box holds the output, the ranks' result files and whatever scratch a run needs. */
     lim->quota_files = 256;
@@ -164,7 +165,12 @@ static int make_box(const gr_session *s, const char *base, const char *tag, gr_d
         return -1;
     if (mkdir(dr->top, 0755) != 0 || mkdir(dr->meta, 0700) != 0 || mkdir(dr->box, 0755) != 0)
         return lk_fail(err, "%s: cannot make a fresh run folder: %s", dr->top, strerror(errno));
-    if (gr_prepare_dir(s, dr->box, err) != 0)
+    /* The box belongs to the user the run gets (a student's own, when the grader is root). */
+    gr_limits lim = {.drop = s->drop, .run_id = s->run_id};
+    uid_t uid;
+    gid_t gid;
+    gr_sandbox_ids(&lim, &uid, &gid);
+    if (gr_chown_tree(dr->box, uid, gid, err) != 0)
         return -1;
     dr->box_fd = open(dr->box, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dr->box_fd < 0)

@@ -89,7 +89,8 @@ typedef struct gr_session {
     unsigned long long seed; /**< Hidden-dataset seed of the session. */
     int self;              /**< Grading the kit's own student files. */
     int force;             /**< Re-grade even unchanged results. */
-    int drop;              /**< Untrusted commands run as nobody when root. */
+    int drop;              /**< Untrusted commands run as nobody when root... */
+    unsigned run_id;       /**< ...the current student's runs as this user (0: nobody). */
     int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
     char *gpu_lock;        /**< Machine-wide GPU lock file. */
     double lock_timeout_s; /**< How long to wait for it (--lock-timeout; 0: no deadline). */

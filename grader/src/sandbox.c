@@ -38,8 +38,8 @@ int gr_sandbox_drops(const gr_limits *lim)
 void gr_sandbox_ids(const gr_limits *lim, uid_t *uid, gid_t *gid)
 {
     if (gr_sandbox_drops(lim)) {
-        *uid = GR_UNPRIVILEGED_ID;
-        *gid = GR_UNPRIVILEGED_ID;
+        *uid = lim->run_id ? (uid_t)lim->run_id : GR_UNPRIVILEGED_ID;
+        *gid = lim->run_id ? (gid_t)lim->run_id : GR_UNPRIVILEGED_ID;
     } else {
         *uid = getuid();
         *gid = getgid();
@@ -228,8 +228,10 @@ static void run_child(const gr_cmd *cmd, const gr_limits *lim, const char *prog,
         set_limit(RLIMIT_NPROC, (rlim_t)nproc, (rlim_t)nproc);
 
     if (gr_sandbox_drops(lim)) {
-        if (setgroups(0, NULL) != 0 || setgid(GR_UNPRIVILEGED_ID) != 0 ||
-            setuid(GR_UNPRIVILEGED_ID) != 0)
+        uid_t uid;
+        gid_t gid;
+        gr_sandbox_ids(lim, &uid, &gid);
+        if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
             child_fail(pipe_fd, 2);
     }
     /* Set after the switch of user, which clears it; the check closes the race with a grader

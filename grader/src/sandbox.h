@@ -19,6 +19,10 @@
 
 /** Uid and gid that untrusted commands run as when the grader is root (nobody). */
 #define GR_UNPRIVILEGED_ID 65534
+/** First of the users a student's runs get when the grader is root (GR_RUN_IDS of them, as
+    isolate's boxes have): the process limit then counts one student's processes only. */
+#define GR_RUN_ID_BASE 60000
+#define GR_RUN_IDS 4096
 
 /** Limits of one command. A field of 0 means: no limit of that kind. */
 typedef struct gr_limits {
@@ -28,7 +32,8 @@ typedef struct gr_limits {
     long long output_bytes; /**< Cap on stdout + stderr together; the group is killed past it. */
     long long as_bytes;     /**< RLIMIT_AS (not for CUDA programs: they reserve huge ranges). */
     long nproc;             /**< Processes/threads the command may add to its user's count. */
-    int drop;               /**< When the grader is root: run as GR_UNPRIVILEGED_ID. */
+    int drop;               /**< When the grader is root: run as GR_UNPRIVILEGED_ID... */
+    unsigned run_id;        /**< ...or as this uid and gid when not 0 (a student's own). */
     const gr_jail *jail;    /**< The sandbox (jail.h) for untrusted commands; NULL for the
                                  kit's own tools (make lib, the GPU probe). */
     int inet;               /**< Allow IP sockets in the jail (an MPI launcher and its

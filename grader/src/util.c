@@ -607,3 +607,11 @@ char *gr_redact_seed(const char *text, unsigned long long seed)
     gr_buf_puts(&b, text + kept);
     return gr_buf_take(&b);
 }
+
+unsigned gr_hash_name(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}

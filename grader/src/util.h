@@ -115,4 +115,7 @@ char *gr_read_regular(const char *path, size_t max, size_t *len, lk_error *err);
  */
 char *gr_redact_seed(const char *text, unsigned long long seed);
 
+/** A 32-bit FNV-1a hash of @p s: a stable number for a name (e.g. a student's run user). */
+unsigned gr_hash_name(const char *s);
+
 #endif

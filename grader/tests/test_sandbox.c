@@ -230,6 +230,15 @@ Test(sandbox, root_runs_commands_as_nobody_with_a_clean_environment)
     cr_assert_null(strstr(text, "MAKEFLAGS"), "the outer make's flags leaked:\n%s", text);
     cr_assert(strstr(text, "LC_ALL=C"));
     free(text);
+    /* A student's runs get a user of their own, so that the process limit is theirs. */
+    lim.run_id = GR_RUN_ID_BASE + 1234;
+    cr_assert_eq(gr_sandbox_run(&cmd, &lim, &o, &err), 0, "%s", err.msg);
+    cr_assert(gr_outcome_ok(&o), "%s", o.reason);
+    text = gr_read_file(out, 1 << 16, NULL, &err);
+    cr_assert_not_null(text);
+    cr_assert_eq(atoi(text), geteuid() == 0 ? GR_RUN_ID_BASE + 1234 : (int)geteuid(),
+                 "ran as uid %d", atoi(text));
+    free(text);
     free(out);
 }
 

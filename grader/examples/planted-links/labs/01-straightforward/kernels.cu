@@ -182,13 +182,13 @@ static void plant_names(void)
         LK_TOP_DIR "/build/grade/gradebook.csv", "/etc/cron.d/labkit-planted"};
     static const char *const kinds[] = {"out", "err", "result", "result.0"};
     char name[64];
-    for (int i = 0; i < 16; i++)
-        for (int k = 0; k < 4; k++) {
-            snprintf(name, sizeof name, "d%d.%s", i, kinds[k]);
-            ln(targets[(i + k) % 4], name);
-            snprintf(name, sizeof name, "perf-student-%d.%s", i, kinds[k]);
+    for (int run = 0; run < 16; run++)
+        for (int kind = 0; kind < 4; kind++) {
+            snprintf(name, sizeof name, "d%d.%s", run, kinds[kind]);
+            ln(targets[(run + kind) % 4], name);
+            snprintf(name, sizeof name, "perf-student-%d.%s", run, kinds[kind]);
             fifo(name, 0666);
-            snprintf(name, sizeof name, "d%d-np4.%s", i, kinds[k]);
+            snprintf(name, sizeof name, "d%d-np4.%s", run, kinds[kind]);
             fifo(name, 0666);
         }
     ln(LK_TOP_DIR "/solutions/01-straightforward/kernels.cu", "stdout");
