@@ -61,4 +61,20 @@ check "a suite named build is no build failure" sh -c "! grep -q 'grader-build:'
 check "five suites on three lines" test "$(grep -Ec '^(lab04|grader)' "$work/grouped.log")" = 3
 check "the summary fails" test "$status" = 1
 
+echo "the summary's last line says what was tested:"
+r=$work/last
+mkdir -p "$r"
+tap lab01-student-gpu $'ok 1 - a # SKIP no GPU on this machine\nok 2 - b # SKIP no GPU on this machine'
+tap lab01-student-serial $'ok 1 - a\nok 2 - b'
+status=0
+"$here/summary.sh" "$r" >"$work/last.log" 2>&1 || status=$?
+check "without a GPU it passes (CI depends on the status)" test "$status" = 0
+check "... and says the GPU code was not tested" grep -qx \
+    'make check: CPU suites passed; the GPU code was NOT tested (2 GPU tests skipped: no GPU on this machine)' \
+    "$work/last.log"
+rm "$r/lab01-student-gpu.tap" "$r/lab01-student-gpu.status"
+"$here/summary.sh" "$r" >"$work/last.log" 2>&1
+check "with nothing skipped it says all suites passed" grep -qx 'make check: all suites passed' \
+    "$work/last.log"
+
 checks_done test-check-continues

@@ -164,7 +164,9 @@ int lk_gpu_describe(char *out, size_t out_size, lk_error *err)
     LK_CUDA_TRY(err, cudaGetDeviceProperties(&p, 0));
     LK_CUDA_TRY(err, cudaDriverGetVersion(&drv));
     LK_CUDA_TRY(err, cudaRuntimeGetVersion(&rt));
-    snprintf(out, out_size, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d)", p.name,
+    /* The CUDA version the driver supports, not the driver's own version (nvidia-smi's). */
+    snprintf(out, out_size,
+             "%s (sm_%d%d, %d SMs, %.1f GiB, CUDA driver API %d.%d, runtime %d.%d)", p.name,
              p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem / GIB, drv / 1000,
              drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
     return 0;

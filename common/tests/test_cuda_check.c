@@ -241,7 +241,8 @@ Test(cuda_check, describe_names_the_device)
     char cc[64];
     snprintf(cc, sizeof cc, "(sm_%d%d, %d SMs, ", p.major, p.minor, p.multiProcessorCount);
     cr_assert(strncmp(line, p.name, strlen(p.name)) == 0, "%s", line);
-    cr_assert(contains(line, cc) && contains(line, " GiB, driver ") && contains(line, ", runtime "),
+    cr_assert(contains(line, cc) && contains(line, " GiB, CUDA driver API ") &&
+                  contains(line, ", runtime "),
               "%s", line);
     cr_assert_null(strchr(line, '\n'));
     cr_log_info("%s", line);

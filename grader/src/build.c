@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,39 @@ static int name_in_other_lab(const gr_lab_rubric *const *labs, int nlabs, const 
     return 0;
 }
 
+/* ---- a student file handed in at a place the grader does not look ---------------------- */
+
+static const char *stray_name;
+static char stray_found[PATH_MAX];
+static long stray_seen;
+
+static int find_stray(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    if (++stray_seen > 5000)
+        return 1; /* a bounded look: a huge submission is not searched to the end */
+    if (flag == FTW_D && ftw->level >= 4)
+        return FTW_SKIP_SUBTREE;
+    if (flag == FTW_F && S_ISREG(st->st_mode) && strcmp(path + ftw->base, stray_name) == 0) {
+        snprintf(stray_found, sizeof stray_found, "%s", path);
+        return 1;
+    }
+    return 0;
+}
+
+/* The first regular file called @p file in the submission @p root (four levels down at most,
+   no link followed), as a path relative to @p root; NULL when there is none. The grader
+   looked elsewhere, so the reason can name it. */
+static char *stray_student_file(const char *root, const char *file)
+{
+    stray_name = file;
+    stray_found[0] = '\0';
+    stray_seen = 0;
+    nftw(root, find_stray, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+    size_t n = strlen(root);
+    return stray_found[0] && strncmp(stray_found, root, n) == 0 ? gr_xstrdup(stray_found + n + 1)
+                                                                 : NULL;
+}
+
 int gr_fetch_files(const char *root, int self, const gr_lab_rubric *const *labs, int nlabs,
                    const gr_lab_rubric *lab, const char *src_dir, gr_lab_result *r,
                    lk_error *err)
@@ -206,6 +240,11 @@ int gr_fetch_files(const char *root, int self, const gr_lab_rubric *const *labs,
             for (int c = 0; c < ncand; c++)
                 gr_buf_printf(&missing, "%s%s", c ? ", " : "", cand[c]);
             gr_buf_puts(&missing, ")");
+            char *stray = stray_student_file(real_root, file);
+            if (stray)
+                gr_buf_printf(&missing, ", but found %s, where the grader does not look: move "
+                              "it to %s", stray, cand[0]);
+            free(stray);
         } else {
             char *path = gr_strf("%s/%s", real_root, cand[chosen]);
             char real[PATH_MAX];

@@ -278,7 +278,7 @@ static int preprocess(const gr_kit *kit, const gr_lab_rubric *lab, const char *w
                                  o.end == GR_END_EXITED ? "the preprocessor failed" : o.reason,
                                  first);
         c->seconds = o.wall_s;
-        gr_lab_outcome(r, GR_OUT_BUILD_FAILED, "does not compile: %s",
+        gr_lab_outcome(r, GR_OUT_BUILD_FAILED, "does not build: %s",
                        first[0] ? strtok(first, "\n") : o.reason);
         free(first);
         free(text);

@@ -370,7 +370,9 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
         md_cell(f, c->gpu_note);
         fputs(". Labs that built have no final score.\n\n", f);
     }
-    fputs("## Scores per lab\n\n| lab | decided | mean | median | min | max | outcomes |\n"
+    fputs("## Scores per lab\n\nOver the labs handed in and decided (a missing lab is 0 in the "
+          "gradebook and counted in its outcomes only).\n\n"
+          "| lab | handed in, decided | mean | median | min | max | outcomes |\n"
           "|---|---|---|---|---|---|---|\n", f);
     for (int l = 0; l < c->nlabs; l++) {
         const gr_lab_rubric *lab = c->labs[l];
@@ -386,7 +388,8 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
                 pending++;
                 continue;
             }
-            if (r->decided)
+            /* A missing lab's 0 says nothing of the work handed in: the figures leave it out. */
+            if (r->decided && strcmp(r->outcome, GR_OUT_MISSING) != 0)
                 v[k++] = r->score;
             for (int o = 0; o < 7; o++)
                 counts[o] += strcmp(r->outcome, outcomes[o]) == 0;

@@ -84,12 +84,14 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
         for (int i = 0; i < n; i++)
             found |= strcmp(names[i], only_lab) == 0 && gr_rubric_find(&s->rubric, only_lab);
         if (!found) {
+            /* The choices are the labs the kit has and the rubric grades. */
             gr_buf list = {0};
             for (int i = 0; i < n; i++)
-                gr_buf_printf(&list, "%s%s", i ? ", " : "", names[i]);
+                if (gr_rubric_find(&s->rubric, names[i]))
+                    gr_buf_printf(&list, "%s%s", list.len ? ", " : "", names[i]);
             char *all = gr_buf_take(&list);
             lk_fail(err, "--lab %s: no such graded lab in %s: give one of %s", only_lab,
-                    s->kit, all);
+                    s->kit, all && all[0] ? all : "(none: the rubric grades none of its labs)");
             free(all);
             for (int i = 0; i < n; i++)
                 free(names[i]);
@@ -100,6 +102,7 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
     s->labs = gr_xcalloc(n ? n : 1, sizeof *s->labs);
     s->graded = gr_xcalloc(n ? n : 1, sizeof *s->graded);
     int rc = 0;
+    gr_buf without_solution = {0};
     for (int i = 0; i < n && rc == 0; i++) {
         if (only_lab && strcmp(names[i], only_lab) != 0)
             continue;
@@ -151,11 +154,16 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
         if (rc == 0 && gr_kit_hash(s->kit, lab, lc->kit_hash, err) != 0)
             rc = -1;
         s->graded[s->nlabs++] = lab;
-        if (!quiet && !lc->have_solution)
-            printf("note: solutions/%s is missing (a handout?): performance is judged on the "
-                   "minimum speedup only, and the serial reference runs from the student's "
-                   "build\n", lab->name);
+        if (!lc->have_solution)
+            gr_buf_printf(&without_solution, "%s%s", without_solution.len ? ", " : "",
+                          lab->name);
     }
+    /* One note for every lab without a solution (a student distribution has none). */
+    if (!quiet && without_solution.len)
+        printf("note: no solution in solutions/ for %s (a handout?): performance is judged on "
+               "the minimum speedup only, and the serial reference runs from the student's "
+               "build\n", gr_buf_str(&without_solution));
+    gr_buf_free(&without_solution);
     for (int i = 0; i < s->rubric.nlabs && rc == 0; i++) {
         int found = 0;
         for (int k = 0; k < n; k++)
@@ -171,6 +179,28 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
         rc = lk_fail(err, "%s: no lab of this kit (labs/NN-name/lab.h) has a rubric entry: "
                           "nothing to grade", rubric_path);
     return rc;
+}
+
+/* An entry of the submissions folder that is not a student's folder: say so, and what to do,
+   on the console and in the instructor's log (nothing handed in is dropped without a word). */
+static void warn_not_graded(const gr_session *s, const char *path, const char *name,
+                            const struct stat *st, int is_dir)
+{
+    char *why;
+    if (is_dir)
+        why = gr_strf("a hidden folder (its name starts with a dot), not graded: rename it if "
+                      "it is a student's");
+    else if (S_ISLNK(st->st_mode))
+        why = gr_strf("a symbolic link, not a folder: not graded (the grader follows no link "
+                      "out of the submissions): copy the student's folder in instead");
+    else if (S_ISREG(st->st_mode))
+        why = gr_strf("not a folder: not graded: unpack it as %.*s/labs/NN-name/kernels.cu",
+                      (int)strcspn(name, "."), name);
+    else
+        why = gr_strf("not a folder (a device, FIFO or socket): not graded");
+    printf("warning: %s: %s\n", path, why);
+    gr_session_log(s->out, "submissions: %s: %s", name, why);
+    free(why);
 }
 
 int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, lk_error *err)
@@ -191,22 +221,35 @@ int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, 
         return lk_fail(err, "%s: cannot open the submissions folder: %s", subs, strerror(errno));
     char **names = NULL;
     int count = 0;
+    gr_buf seen = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *p = gr_strf("%s/%s", subs, e->d_name);
         struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (!only || strcmp(only, e->d_name) == 0)) {
+        const int is_dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        if (is_dir && e->d_name[0] != '.')
+            gr_buf_printf(&seen, "%s%s", seen.len ? ", " : "", e->d_name);
+        if (is_dir && e->d_name[0] != '.' && (!only || strcmp(only, e->d_name) == 0)) {
             names = gr_xrealloc(names, (count + 1) * sizeof *names);
             names[count++] = gr_xstrdup(e->d_name);
+        } else if (!only) {
+            warn_not_graded(s, p, e->d_name, &st, is_dir);
         }
         free(p);
     }
     closedir(d);
+    if (count == 0 && only)
+        lk_fail(err, "--only %s: %s has no student folder of that name: give one of its "
+                "folders (%.300s%s)", only, subs, seen.len ? gr_buf_str(&seen) : "it has none",
+                seen.len > 300 ? "..." : "");
+    else if (count == 0)
+        lk_fail(err, "%s: no student folders: give a folder with one sub-folder per student",
+                subs);
+    gr_buf_free(&seen);
     if (count == 0)
-        return lk_fail(err, "%s: %s: give a folder with one sub-folder per student",
-                       subs, only ? "no student folder of that name" : "no student folders");
+        return -1;
     qsort(names, count, sizeof *names, cmp_name);
     *out = gr_xcalloc(count, sizeof **out);
     for (int i = 0; i < count; i++) {

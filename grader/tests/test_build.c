@@ -668,3 +668,89 @@ Test(build, lab_grades_that_lab_alone, .timeout = 300)
     free(out);
     free(log);
 }
+
+/* A student file handed in where the grader does not look is named in the lab's reason. */
+Test(build, a_misplaced_student_file_is_named_in_the_reason)
+{
+    put("m/src/kernels.cu", "x");
+    gr_lab_result r;
+    char *got;
+    cr_assert_eq(fetch(&one, "m", &r, &got), 0);
+    cr_assert_str_eq(r.outcome, GR_OUT_MISSING);
+    cr_assert(strstr(r.summary, "but found src/kernels.cu, where the grader does not look: move "
+                                "it to labs/"), "%s", r.summary);
+    gr_lab_free(&r);
+}
+
+/* Every entry of the submissions folder is graded or named in a warning that says what to
+   do; an unknown --only names itself and the folders there are. */
+Test(build, nothing_in_the_submissions_folder_is_dropped_without_a_word)
+{
+    char *subs = gr_strf("%s/class", dir), *dave = gr_strf("%s/class/dave", dir);
+    char *zip = gr_strf("%s/class/carol.zip", dir), *erin = gr_strf("%s/class/erin", dir);
+    cr_assert_eq(gr_mkdir_p(dave, 0755, NULL), 0);
+    FILE *f = fopen(zip, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    cr_assert_eq(symlink(dave, erin), 0);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", subs, "--lab", "01-straightforward", "--no-gpu",
+                          "--out", out, NULL};
+    gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect(strstr(console, "carol.zip: not a folder: not graded: unpack it as "
+                              "carol/labs/NN-name/kernels.cu"), "%s", console);
+    cr_expect(strstr(console, "erin: a symbolic link, not a folder: not graded"), "%s", console);
+    cr_expect(strstr(console, "[1/1] dave"), "%s", console);
+    free(console);
+    const char *only[] = {"--submissions", subs, "--only", "zed", "--no-gpu", "--out", out,
+                          NULL};
+    const int status = gr_test_run_grader(only, log);
+    console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_expect_neq(status, 0);
+    cr_expect(strstr(console, "--only zed: ") && strstr(console, "no student folder of that "
+                                                           "name: give one of its folders (dave)"),
+              "%s", console);
+    free(console);
+    free(log);
+    free(out);
+    free(erin);
+    free(zip);
+    free(dave);
+    free(subs);
+}
+
+/* --lab of a lab the rubric does not grade: the choices are the labs it grades, not that one. */
+Test(build, the_labs_offered_for_lab_are_the_graded_ones)
+{
+    char kit_rubric[512];
+    lk_test_path(kit_rubric, sizeof kit_rubric, "grader/rubric.txt");
+    lk_error err;
+    char *text = gr_read_file(kit_rubric, 1 << 20, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    char *second = strstr(text, "\nlab 02-coalescing");
+    cr_assert_not_null(second);
+    second[1] = '\0'; /* lab 01's block alone */
+    char *rubric = gr_strf("%s/rubric.txt", dir);
+    FILE *f = fopen(rubric, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", "self", "--rubric", rubric, "--lab", "02-coalescing",
+                          "--out", out, NULL};
+    const int status = gr_test_run_grader(args, log);
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "--lab 02-coalescing: no such graded lab") &&
+                  strstr(console, "give one of 01-straightforward\n"),
+              "%s", console);
+    free(console);
+    free(log);
+    free(out);
+    free(rubric);
+    free(text);
+}

@@ -360,3 +360,28 @@ Test(report, json_reader_handles_escapes_and_reports_errors_with_positions)
                   bad[i].msg);
     }
 }
+
+/* The summary's figures are over the labs handed in: a class where the only decided lab is
+   missing shows none, not a mean of 0.00. */
+Test(report, the_summary_leaves_missing_labs_out_of_its_figures)
+{
+    gr_rubric rub;
+    lk_error err;
+    char path[512];
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &rub, &err),
+                 &err);
+    const gr_lab_rubric *labs[] = {&rub.labs[0]};
+    gr_env env = test_env();
+    gr_report_ctx c = {&env, "subs", "rubric.txt", labs, 1, NULL};
+    gr_lab_result lab;
+    gr_lab_init(&lab, rub.labs[0].name, 100);
+    gr_lab_outcome(&lab, GR_OUT_MISSING, "not submitted: kernels.cu");
+    lab.decided = 1;
+    gr_student st = {.name = "absent", .dir = "absent", .labs = &lab, .nlabs = 1, .done = 1};
+    char *summary = write_with(gr_write_summary, &c, &st, 1);
+    cr_assert(strstr(summary, "| 01-straightforward | 0 of 1 | - | - | - | - | missing 1 |"),
+              "%s", summary);
+    free(summary);
+    gr_lab_free(&lab);
+    gr_rubric_free(&rub);
+}

@@ -3,7 +3,7 @@
  * @brief Lab 05 contract between the harness and your `kernels.cu` (read-only).
  *
  * You write one launcher, lab05_tile_row(), that computes one row of tiles of the
- * (space, time) plane: task 1 diamonds, task 2 (stretch) hexagons ("honeycomb"). The given
+ * (space, time) plane: task 1 diamonds, task 4 (stretch) hexagons ("honeycomb"). The given
  * code (given.cu) owns the device buffers and the loop over rows:
  *
  * @code
@@ -58,7 +58,7 @@ extern "C" {
 /** Your variants (`--variant NAME`); the given ones are in given.h. */
 typedef enum lab05_variant {
     LAB05_DIAMOND = 0,  /**< Task 1: diamonds, height = width / 2. */
-    LAB05_HONEYCOMB = 1 /**< Task 2 (stretch): hexagons, any height with 2 height <= width. */
+    LAB05_HONEYCOMB = 1 /**< Task 4 (stretch): hexagons, any height with 2 height <= width. */
 } lab05_variant;
 
 /** Return value of lab05_tile_row() for the honeycomb while the stretch is not attempted. */
