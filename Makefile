@@ -83,9 +83,15 @@ check:
 	@tools/summary.sh $(REPORTS)
 
 # The grader's suites time GPU code (the examples' performance stage), so under make -j they
-# start when the other suites are done, never beside a lab's GPU tests on the same GPU.
+# start when the other suites are done, never beside a lab's GPU tests on the same GPU. A
+# student distribution (no solutions/) leaves them out: they test the grader, not the
+# student's labs (make check-grader runs them there too).
+ifeq ($(wildcard solutions),)
+check-suites: check-common check-datasets check-labs
+else
 check-suites: check-common check-datasets check-labs grader-tests
 	@$(MAKE) --no-print-directory check-grader
+endif
 
 check-common: $(COMMON_TESTS)
 	@for t in $(COMMON_TESTS); do tools/run-suite.sh $(REPORTS) common-$${t##*/test_} $$t; done
@@ -99,18 +105,22 @@ $(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(SERIAL_REFS
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DLK_GEN='"$(GEN)"' $< $(SERIAL_REFS) -o $@ $(LDFLAGS) $(LK_LIB) $(LK_TEST_LIBS) $(LK_LIBS)
 
 # Each lab's suites run against the solution and the skeleton must still build; in a student
-# handout (no solutions/) the suites run against the student's own kernels.cu.
-check-labs: lib tools
-	@for lab in $(LABS); do \
-	  if [ -d solutions/$$lab ]; then \
-	    $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=solution REPORTS=$(REPORTS) || exit 1; \
-	    $(MAKE) --no-print-directory -C labs/$$lab build VARIANT=student || \
-	      tools/record-failure.sh $(REPORTS) lab$${lab%%-*}-skeleton-build \
-	        "the skeleton of labs/$$lab does not build: students would start from a broken file"; \
-	  else \
-	    $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=student REPORTS=$(REPORTS) || exit 1; \
-	  fi; \
-	done
+# handout (no solutions/) the suites run against the student's own kernels.cu. The labs are
+# independent: under make -j they run side by side.
+LAB_CHECKS := $(addprefix check-lab-,$(LABS))
+.PHONY: $(LAB_CHECKS)
+check-labs: $(LAB_CHECKS)
+
+$(LAB_CHECKS): check-lab-%: lib tools
+	@lab=$*; \
+	if [ -d solutions/$$lab ]; then \
+	  $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=solution REPORTS=$(REPORTS) || exit 1; \
+	  $(MAKE) --no-print-directory -C labs/$$lab build VARIANT=student || \
+	    tools/record-failure.sh $(REPORTS) lab$${lab%%-*}-skeleton-build \
+	      "the skeleton of labs/$$lab does not build: students would start from a broken file"; \
+	else \
+	  $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=student REPORTS=$(REPORTS) || exit 1; \
+	fi
 
 # A student distribution has no solutions/ to time: say so, and where their own code is timed.
 ifeq ($(wildcard solutions),)

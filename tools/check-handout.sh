@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Check that a student distribution holds no lab's answer. Run by tools/make-handout.sh on
-# the folder it made; exit 1 with one line per finding if the distribution is not safe.
+# Check that a student distribution holds no lab's answer and cites no text it does not
+# ship. Run by tools/make-handout.sh on the folder it made; exit 1 with one line per finding
+# if the distribution is not safe.
 # usage: check-handout.sh DIST [KIT]     (KIT: the instructor's kit, default this one)
 #
 # Rules:
@@ -15,12 +16,20 @@
 #     spacing are gone (braces, `return 0;` and the like match everywhere). This is how a
 #     given file of lab N that carries lab M's kernels is found; 3 lines match by chance in
 #     the kit's own tests, 4 did not.
+#  5. No file in DIST cites a developers' digest or source file by its number ("digest NNN",
+#     "seed NNN", NNN three digits): they are notes and copies for the kit's authors and never
+#     ship, so a student cannot look them up. Cite the original (author year, section) and
+#     list it in full in the handout's "## References".
 # Known findings listed in tools/handout-waivers.txt are printed as WAIVED and do not fail;
 # a waiver that matches no finding fails, so it is removed once its file is fixed.
 set -euo pipefail
 dist=${1:?usage: check-handout.sh DIST [KIT]}
 kit=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 ANSWER_RUN=4
+# A citation of a developers' digest or seed: "digest NNN", "Digest NNN, section 2", "digests
+# NNN", "seed NNN" with NNN their number, 000 to 099 (written so here: this file ships too;
+# "--seed 777" is no citation).
+DIGEST_RE='\<(digest|seed)s?[[:space:]]+(no\.?[[:space:]]*|#)?0[0-9]{2}\>'
 [ -d "$dist" ] || { echo "check-handout: $dist: no such folder: give the distribution's folder" >&2; exit 1; }
 
 findings=$(mktemp "${TMPDIR:-/tmp}/lk-handout.XXXXXX")
@@ -127,6 +136,16 @@ for a in "${answers[@]}"; do
         END { report() }' "$a" "$skeleton" "${sources[@]}" >>"$findings"
 done
 
+# ---- 5. citations of texts that do not ship -------------------------------------------------
+# FILE is "path:line" so that the verdict names the line.
+while IFS= read -r hit; do
+    f=${hit%%:*} rest=${hit#*:}
+    line=${rest%%:*} text=${rest#*:}
+    cited=$(grep -oiE "$DIGEST_RE" <<<"$text" || true)
+    cited=${cited%%$'\n'*}
+    finding "$f:$line" "citation" "cites '$cited', a developers' digest that does not ship: cite the original instead (author year, section, e.g. \"Kulbe 2012, section 3.3\") and list it in full under \"## References\" in the handout of the lab"
+done < <(grep -HnIiE "$DIGEST_RE" -- "${files[@]}" 2>/dev/null | sed 's|^\./||' || true)
+
 # ---- verdict ------------------------------------------------------------------------------
 # One finding per file and answer: its runs "@run FIRST-LAST COUNT" become one text. An
 # example submission's match is left out where the lab's solution already matches the file.
@@ -159,6 +178,9 @@ while IFS=$'\t' read -r file source text; do
     if [ -n "${waived[$key]+x}" ]; then
         echo "check-handout: WAIVED $file: $text (tools/handout-waivers.txt)" >&2
         waived[$key]=1
+    elif [ "$source" = citation ]; then
+        echo "check-handout: $dist/$file: $text" >&2
+        status=1
     else
         echo "check-handout: $dist/$file: $text: leave it out of the distribution (tools/instructor-only.txt) or remove the answer from it" >&2
         status=1
@@ -171,6 +193,6 @@ for key in "${!waived[@]}"; do
     fi
 done
 if [ "$status" -eq 0 ]; then
-    echo "check-handout: no answers in $dist beyond any WAIVED above (${#files[@]} files; ${#answers[@]} answer files compared)"
+    echo "check-handout: no answers and no digest citations in $dist beyond any WAIVED above (${#files[@]} files; ${#answers[@]} answer files compared)"
 fi
 exit "$status"

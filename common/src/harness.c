@@ -1017,6 +1017,9 @@ static void print_summary(const lk_run *run)
 {
     const lk_run_result *r = &run->r;
     const lk_output_shape *sh = &run->shape;
+    /* A variant that runs on the CPU (lab 07's cpu) is named as such, without a block. */
+    const int cpu = run->state && run->state->cpu_only;
+    const char *code = cpu ? "the CPU variant's result" : "GPU result";
     printf("dataset  %s: %d x %d cells, %d steps%s\n", run->label, sh->rows, sh->cols,
            run->steps, run->details);
     if (r->ran_serial)
@@ -1024,24 +1027,25 @@ static void print_summary(const lk_run *run)
                r->serial_md5[0] ? r->serial_md5 : "not computed (--no-md5)");
     if (r->ran_gpu) {
         const launch *l = &run->state->launches[0];
-        printf("gpu      %.3f ms   md5 %s   %s on %s\n", r->gpu_ms.median,
-               r->gpu_md5[0] ? r->gpu_md5 : "not computed (--no-md5)", l->label,
-               r->device);
+        printf("%s      %.3f ms   md5 %s   %s%son %s\n", cpu ? "cpu" : "gpu", r->gpu_ms.median,
+               r->gpu_md5[0] ? r->gpu_md5 : "not computed (--no-md5)", cpu ? "" : l->label,
+               cpu ? "" : " ", r->device);
         if (r->gpu_ms.n > 1)
             printf("         median of %d runs (min %.3f, max %.3f ms)\n", r->gpu_ms.n,
                    r->gpu_ms.min, r->gpu_ms.max);
     }
     if (r->compared) {
-        printf("speedup  %.1fx (whole GPU run, transfers included)\n",
-               r->serial_s * 1e3 / r->gpu_ms.median);
+        printf("speedup  %.1fx (%s)\n", r->serial_s * 1e3 / r->gpu_ms.median,
+               cpu ? "whole run of the CPU variant" : "whole GPU run, transfers included");
         if (r->match && sh->judge)
-            printf("check    GPU result within the tolerance of the reference (%zu values)\n",
+            printf("check    %s within the tolerance of the reference (%zu values)\n", code,
                    (size_t)sh->rows * sh->cols);
         else if (r->match)
-            printf("check    GPU result identical to serial (%zu cells)\n",
+            printf("check    %s identical to serial (%zu cells)\n", code,
                    (size_t)sh->rows * sh->cols);
         else
-            printf("check    GPU RESULT DIFFERS FROM SERIAL\n%s", r->mismatch);
+            printf("check    %s DIFFERS FROM SERIAL\n%s", cpu ? "THE CPU VARIANT'S RESULT"
+                                                           : "GPU RESULT", r->mismatch);
     }
 }
 

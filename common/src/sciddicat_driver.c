@@ -3,6 +3,7 @@
 #include "labkit/sciddicat_driver.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "labkit/compare.h"
 #include "labkit/grid_io.h"
@@ -30,7 +31,15 @@ static int load(const lk_options *o, lk_sciddicat *sim, int *dataset_steps, char
     }
     if (o->nfiles == 2) {
         snprintf(label, size, "%s", o->files[0]);
-        return lk_sciddicat_load_asc(o->files[0], o->files[1], sim, err);
+        if (lk_sciddicat_load_asc(o->files[0], o->files[1], sim, err) == 0)
+            return 0;
+        /* Two of the course layout's three files read as ESRI grids fail on the header:
+           say which forms there are. */
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (two files are read as DEM.asc "
+                 "SOURCE.asc, ESRI grids with their header; the course layout takes three: "
+                 "HEADER DEM SOURCE)");
+        return -1;
     }
     return lk_fail(err, "%d input files given: give HEADER DEM SOURCE, or DEM.asc SOURCE.asc, "
                         "or use --dataset/--gen (see -h)", o->nfiles);

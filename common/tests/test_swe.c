@@ -56,7 +56,8 @@ Test(swe_spec, malformed_specs_are_explained)
     expect_bad_spec("dam:1000000x1000000", "too many");
 }
 
-/* The seed's case: 500 m along the dam axis, 20 m over the first 100 m, 10 m after. */
+/* The thesis's case (Stramare 2012, section 5.1): 500 m along the dam axis, 20 m over the
+   first 100 m, 10 m after. */
 Test(swe_generator, dam_break_geometry_and_time_step)
 {
     static const struct { const char *spec; int n, deep; } cases[] = {

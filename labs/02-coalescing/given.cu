@@ -1,5 +1,6 @@
 // Lab 02, given (read-only): a deliberately slow CUDA version of the shallow-water step, in
-// the spirit of the seed thesis's first OpenCL port. Run it with `--variant uncoalesced`.
+// the spirit of the first OpenCL port of Stramare 2012 (full reference in the lab's
+// README.md). Run it with `--variant uncoalesced`.
 // What is wrong with it is what the lab fixes:
 //  1. threadIdx.x walks the rows i, so the 32 threads of a warp read cells (cols + 2) apart;
 //  2. the fields are interleaved per cell (an array of lk_swe_q structures), so even a

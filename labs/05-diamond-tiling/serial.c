@@ -1,13 +1,14 @@
-/* Lab 05: the serial program (read-only), the seed thesis's Listing 4.1 (Kulbe 2012, after
+/* Lab 05: the serial program (read-only), the thesis's Listing 4.1 (Kulbe 2012, after
    M. Korch's sequential solver) for the vibrating string, corrected. This is the reference
    the tests, the driver and the grader run.
 
    y_{i+1} = y_i + h f(y_i): every component j of the new state is computed from the old
    state only, and the two states swap roles by the parity of the step. The corrections
-   (digest 001, section 2.1): the time loop closes before the final copy; the swap is by
-   step, not inside the j loop; the boundary loads are guarded (the thesis's f reads y[-2]
-   and y[n]), giving the fixed ends u_{-1} = u_N = 0. The model is autonomous, so f takes
-   no t. The arithmetic is lk_vstring_point_step()'s (labkit/vstring.h), which the kernels
+   (Kulbe 2012, Listing 4.1, figures 3.2 and 5.6; full reference in
+   labs/05-diamond-tiling/README.md): the time loop closes before the final copy; the swap
+   is by step, not inside the j loop; the boundary loads are guarded (the thesis's f reads
+   y[-2] and y[n]), giving the fixed ends u_{-1} = u_N = 0. The model is autonomous, so f
+   takes no t. The arithmetic is lk_vstring_point_step()'s (labkit/vstring.h), which the kernels
    call, so the GPU result equals this one to the bit.
 
    The stretch model, the 2-D Brusselator BRUSS2D-MIX (labkit/bruss.h), follows the same

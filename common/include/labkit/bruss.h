@@ -3,9 +3,10 @@
  * @brief The 2-D Brusselator BRUSS2D-MIX integrated by explicit Euler (lab 05's stretch
  * model): one copy of the arithmetic for the serial reference, the given kernel and yours.
  *
- * Two species U and V on an m x m grid (digest 001, section 2.3, after M. Korch's test
- * equation BRUSS2D-MIX, the code base of the seed thesis). The state is one vector of 2m^2
- * doubles, row by row, U and V alternating per grid point:
+ * Two species U and V on an m x m grid (Kulbe 2012, section 3.3; full reference in
+ * labs/05-diamond-tiling/README.md), with the right-hand side of M. Korch's test equation
+ * BRUSS2D-MIX, from the solvers the thesis's CPU code starts from. The state is one vector
+ * of 2m^2 doubles, row by row, U and V alternating per grid point:
  *
  *   y[i], i = 2m k + 2j + v   (row k, column j; v = 0: U, v = 1: V)
  *

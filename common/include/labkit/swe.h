@@ -3,11 +3,11 @@
  * @brief The 2-D shallow-water equations (Lax-Friedrichs): one copy of the model for every
  * lab that uses it (02 coalescing, 03 shared memory, 06 reductions).
  *
- * State per cell: water height Z (m) and the discharges Qx, Qy (m^2/s). Following the seed
- * thesis, x is the row index i and y the column index j: Qx flows along i (down the
- * picture), Qy along j (across it, the direction that is contiguous in memory). Each field
- * is stored row-major with one ghost layer: (rows + 2) x (cols + 2) values, interior cells
- * i = 1..rows, j = 1..cols, cell (i, j) at `i * (cols + 2) + j`.
+ * State per cell: water height Z (m) and the discharges Qx, Qy (m^2/s). Following the
+ * thesis (Stramare 2012), x is the row index i and y the column index j: Qx flows along i
+ * (down the picture), Qy along j (across it, the direction that is contiguous in memory).
+ * Each field is stored row-major with one ghost layer: (rows + 2) x (cols + 2) values,
+ * interior cells i = 1..rows, j = 1..cols, cell (i, j) at `i * (cols + 2) + j`.
  *
  * A step (lk_swe_step()) first sets the ghost layer of the current state by the closed-wall
  * rule (even copy of Z and of the tangential discharge, odd copy of the normal discharge;
@@ -16,8 +16,9 @@
  *
  * Physics: the textbook equations on a flat bottom with g = 9.8, fluxes
  * F = (Qx, Qx^2/Z + g Z^2/2, Qx Qy/Z) along x and G = (Qy, Qx Qy/Z, Qy^2/Z + g Z^2/2) along
- * y. The seed's code used g Z/2 as the pressure term and differenced the cross flux Qx Qy/Z
- * along the same axis as the normal flux; both are corrected here (digest 000, section 2.4).
+ * y. The thesis's code used g Z/2 as the pressure term and differenced the cross flux
+ * Qx Qy/Z along the same axis as the normal flux; both are corrected here (Stramare 2012,
+ * section 2.6, algorithms 2.1 and 2.2; full reference in labs/02-coalescing/README.md).
  *
  * The per-cell functions are `static inline` and `__host__ __device__` under nvcc, so the
  * serial reference and every kernel run exactly the same arithmetic in the same order, which

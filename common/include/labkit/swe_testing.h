@@ -87,7 +87,8 @@ static inline void lk_test_swe_assert_eq(const lk_swe *sim, const lk_swe_fields 
 
 /**
  * Water volume is conserved: |mass(q) - mass(sim->q)| <= 1e-12 mass(sim->q) (the walls are
- * closed and the scheme is conservative; digest 000, section 2.4).
+ * closed: the averages keep the sum of Z under the even ghost copies, and the flux
+ * differences cancel in the sum under the odd ones).
  */
 static inline void lk_test_swe_check_mass(const lk_swe *sim, const lk_swe_fields *q,
                                           const char *what)

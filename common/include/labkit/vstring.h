@@ -4,7 +4,8 @@
  * for the serial reference, the given kernels and yours.
  *
  * N mass points, fixed ends. The state is one vector of 2N doubles, interleaved as in the
- * seed thesis (Kulbe 2012, digest 001, section 2.2): `y[2p] = u_p` (displacement),
+ * thesis (Kulbe 2012, section 3.3 and figure 5.6; full reference in
+ * labs/05-diamond-tiling/README.md): `y[2p] = u_p` (displacement),
  * `y[2p + 1] = v_p` (velocity), p = 0..N-1. The right-hand side is
  *
  *   u_p' = v_p,   v_p' = K^2 (u_{p-1} - 2 u_p + u_{p+1}),   u_{-1} = u_N = 0,

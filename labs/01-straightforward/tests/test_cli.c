@@ -60,6 +60,17 @@ Test(inputs, nan_value, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     expect_rejected(HEADER, "1 2 3\n4 nan 6\n7 8 9\n", GOOD_BODY, "dem.txt:2", "nan");
 }
+/* Two of the course layout's three files: the message says that layout takes three. */
+Test(inputs, two_of_the_three_course_files, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
+{
+    const char *h = lk_tmp_put("header.txt", HEADER), *d = lk_tmp_put("dem.txt", GOOD_BODY);
+    char *argv[] = {"lab01", "--serial", (char *)h, (char *)d, NULL};
+    char out[4096];
+    int status = lk_run_captured(lk_lab_main, 4, argv, out, sizeof out);
+    cr_assert_eq(status, 1, "exit %d:\n%s", status, out);
+    cr_assert(strstr(out, "the course layout takes three: HEADER DEM SOURCE"), "%s", out);
+}
+
 Test(inputs, missing_file, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
     const char *h = lk_tmp_put("header.txt", HEADER), *d = lk_tmp_put("dem.txt", GOOD_BODY);

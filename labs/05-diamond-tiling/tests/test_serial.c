@@ -26,8 +26,9 @@ static lk_vstring generated(lk_vstring_kind kind, int n, unsigned long long seed
 
 /* Sine mode q of N points, S steps: the state stays (a_S, b_S) * sin(theta (p + 1)),
    theta = q pi / (N + 1), with (a_S, b_S) = M^S (1, 0), M = [[1, h], [-h w^2, 1]],
-   w^2 = 4 K^2 sin^2(theta / 2) (digest 001, section 2.2). The exact values are computed in
-   long double (64-bit mantissa, 2^11 times finer than double).
+   w^2 = 4 K^2 sin^2(theta / 2) (mode q of the second difference with fixed ends, derived for
+   the kit; Kulbe 2012 states no modes). The exact values are computed in long double
+   (64-bit mantissa, 2^11 times finer than double).
    Tolerance. Each step rounds each component at most 4 times (u: h v, +; v: -2u exact,
    -, +, h *, +), each time by at most EPS times a value of size <= 4A, where A bounds |a|
    and |b| (|a| <= g, |b| <= w g <= 2g, g = (1 + 4 h^2)^(S/2) the Euler growth): at most

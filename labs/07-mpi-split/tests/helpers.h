@@ -48,17 +48,13 @@ static inline void lab07_remove_tree(const char *path)
  * status (124: killed after LAB07_MPIRUN_LIMIT_S seconds). Ranks may outnumber the cores
  * (--oversubscribe), root may run it (CI and the GPU machines run as root).
  */
-static inline int lab07_mpirun(int ranks, const char *const *env, const char *const *args,
-                               char *out, size_t size)
+/* The mpirun command of a run with @p ranks ranks: argv (64 entries) from "mpirun" on;
+   @p np holds the rank count's text. Returns the count of entries. */
+static inline int lab07_mpirun_argv(int ranks, const char *const *args, const char **argv,
+                                    char np[16])
 {
-    const char *argv[64];
     int n = 0;
-    char np[16];
-    snprintf(np, sizeof np, "%d", ranks);
-    argv[n++] = "timeout";
-    argv[n++] = "-k";
-    argv[n++] = "10";
-    argv[n++] = LAB07_MPIRUN_LIMIT_S;
+    snprintf(np, 16, "%d", ranks);
     argv[n++] = "mpirun";
     argv[n++] = "-np";
     argv[n++] = np;
@@ -77,6 +73,20 @@ static inline int lab07_mpirun(int ranks, const char *const *env, const char *co
     for (int i = 0; args[i] && n < 63; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+    return n;
+}
+
+static inline int lab07_mpirun(int ranks, const char *const *env, const char *const *args,
+                               char *out, size_t size)
+{
+    const char *argv[68];
+    char np[16];
+    int n = 0;
+    argv[n++] = "timeout";
+    argv[n++] = "-k";
+    argv[n++] = "10";
+    argv[n++] = LAB07_MPIRUN_LIMIT_S;
+    n += lab07_mpirun_argv(ranks, args, argv + n, np);
 
     /* Open MPI 4 makes its session folder under TMPDIR; two mpiruns starting at once in the
        same folder can collide ("mkdir ... File exists"), so each gets its own. */
@@ -131,18 +141,20 @@ static inline void lab07_skip_if_not_written(const char *out)
     cr_skip_test("%.*s is not written yet: these tests run once it is", (int)(at - file), file);
 }
 
-/** The mpirun command line a test ran, for its failure message. */
+/** The mpirun command line a test ran, for its failure message: the one that ran, to
+    paste into a shell. */
 static inline void lab07_command_line(int ranks, const char *const *env,
                                       const char *const *args, char *buf, size_t size)
 {
+    const char *argv[64];
+    char np[16];
+    lab07_mpirun_argv(ranks, args, argv, np);
     size_t used = 0;
+    buf[0] = '\0';
     for (int i = 0; env && env[i] && used < size; i++)
         used += snprintf(buf + used, size - used, "%s ", env[i]);
-    if (used < size)
-        used += snprintf(buf + used, size - used, "mpirun -np %d %s", ranks,
-                         "labs/07-mpi-split/build/.../lab07");
-    for (int i = 0; args[i] && used < size; i++)
-        used += snprintf(buf + used, size - used, " %s", args[i]);
+    for (int i = 0; argv[i] && used < size; i++)
+        used += snprintf(buf + used, size - used, "%s%s", i ? " " : "", argv[i]);
 }
 
 /**

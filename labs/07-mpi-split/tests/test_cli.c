@@ -32,6 +32,11 @@ Test(cli, one_rank_on_the_cpu_matches_serial, .timeout = 600)
         lab07_skip_if_not_written(out);
     cr_assert_eq(status, 0, "exit %d:\n%s", status, out);
     cr_assert(strstr(out, "1 rank on the CPU") && strstr(out, "identical"), "%s", out);
+    /* The CPU variant is named as such: no "gpu" line, no block, no "GPU result". */
+    cr_assert(strstr(out, "\ncpu ") && strstr(out, "the CPU variant's result identical"), "%s",
+              out);
+    cr_assert(!strstr(out, "\ngpu ") && !strstr(out, "block") && !strstr(out, "GPU result"),
+              "%s", out);
 }
 
 Test(cli, unknown_variant_is_a_usage_error)

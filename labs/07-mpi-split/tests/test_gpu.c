@@ -68,8 +68,9 @@ Test(staged_sync, odd_blocks, .timeout = 900)
         const char *run_args[] = {"--variant", "overlap", "--block", blocks[i], "--dataset",
                                   "sciddicat-odd", "--steps", "60", "--json", NULL};
         int status = lab07_mpirun(3, staged, run_args, out, sizeof out);
-        cr_assert_eq(status, 0, "mpirun -np 3 lab07 --variant overlap --block %s: exit %d:\n%s",
-                     blocks[i], status, out);
+        char cmd[2048];
+        lab07_command_line(3, staged, run_args, cmd, sizeof cmd);
+        cr_assert_eq(status, 0, "%s: exit %d:\n%s", cmd, status, out);
         cr_assert(strstr(out, "\"match\":true"), "--block %s:\n%s", blocks[i], out);
     }
 }

@@ -38,8 +38,9 @@ static void check_generated(int ranks, const char *variant, const char *spec, co
     int status = lab07_mpirun(ranks, NULL, args, out, sizeof out);
     if (status != 0)
         lab07_skip_if_not_written(out);
-    cr_assert_eq(status, 0, "mpirun -np %d lab07 --variant %s --gen %s --steps %s: exit %d:\n%s",
-                 ranks, variant, spec, steps, status, out);
+    char cmd[2048];
+    lab07_command_line(ranks, NULL, args, cmd, sizeof cmd);
+    cr_assert_eq(status, 0, "%s: exit %d:\n%s", cmd, status, out);
     cr_assert(strstr(out, "\"match\":true"), "%s", out);
 }
 
