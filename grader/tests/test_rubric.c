@@ -414,3 +414,51 @@ Test(rubric, lab_05_has_a_stretch_dataset)
                   "a Brusselator is a scored dataset: %s", lab->datasets[i].name);
     gr_rubric_free(&r);
 }
+
+/* The introduction deck states every lab's curve as the rubric has it: the labs grouped by
+   their (full, zero) pair, in the order the rubric first names each pair. */
+Test(rubric, the_intro_deck_states_every_labs_curve)
+{
+    char path[512];
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+                 &err);
+    gr_buf want = {0};
+    int done[64] = {0};
+    for (int i = 0; i < r.nlabs && i < 64; i++) {
+        if (done[i])
+            continue;
+        gr_buf labs = {0};
+        int count = 0;
+        for (int k = i; k < r.nlabs && k < 64; k++)
+            if (r.labs[k].curve_full == r.labs[i].curve_full &&
+                r.labs[k].curve_zero == r.labs[i].curve_zero) {
+                gr_buf_printf(&labs, "%s%.2s", count++ ? ", " : "", r.labs[k].name);
+                done[k] = 1;
+            }
+        gr_buf_printf(&want, "%s%s %s: %g and %g", want.len ? "; " : "", count > 1 ? "labs" : "lab",
+                      gr_buf_str(&labs), r.labs[i].curve_full, r.labs[i].curve_zero);
+        gr_buf_free(&labs);
+    }
+    char *text = gr_read_file(lk_test_path(path, sizeof path, "slides/00-intro.md"), 1 << 22,
+                              NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    size_t n = 0;
+    for (const char *c = text; *c; c++) {
+        const int space = *c == ' ' || *c == '\n';
+        if (!space || (n > 0 && text[n - 1] != ' '))
+            text[n++] = space ? ' ' : *c;
+    }
+    text[n] = '\0';
+    cr_expect(strstr(text, gr_buf_str(&want)), "slides/00-intro.md does not say \"%s\"",
+              gr_buf_str(&want));
+    cr_expect(strstr(text, "**70 points correctness**") && r.labs[0].points_correct == 70,
+              "the deck's points per lab");
+    for (int i = 0; i < r.nlabs; i++)
+        cr_expect(r.labs[i].points_correct == 70 && r.labs[i].points_perf == 30,
+                  "%s: the deck says every lab is 70/30", r.labs[i].name);
+    free(text);
+    gr_buf_free(&want);
+    gr_rubric_free(&r);
+}
