@@ -43,7 +43,8 @@ static const char *const key_usage[K_COUNT] = {
     "baseline VARIANT steps N (e.g. baseline uncoalesced steps 5)",
     "rounds N [extra M] (e.g. rounds 2 extra 5)",
     "repeat N (e.g. repeat 5)",
-    "time-limit [build S] [run S] [performance S] (seconds)",
+    "time-limit [build S] [run S] [performance S] [relative F] (seconds; F: times the "
+    "solution's performance call)",
     "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)",
     "forbid-source IDENTIFIER... (e.g. forbid-source lk_sciddicat_flows_cell)",
     "plausible bytes-per-cell-step B margin M factor F (e.g. plausible bytes-per-cell-step 24 "
@@ -201,6 +202,7 @@ static void lab_defaults(gr_lab_rubric *lab)
     lab->limit_build = 600;
     lab->limit_run = 60;
     lab->limit_perf = 300;
+    lab->limit_relative = 50;
 }
 
 static int parse_driver(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
@@ -401,14 +403,19 @@ static int parse_repeat(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
 
 static int parse_limit(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
 {
-    static const char *const words[] = {"build", "run", "performance"};
-    double v[3] = {lab->limit_build, lab->limit_run, lab->limit_perf};
-    int seen[3] = {0, 0, 0};
-    if (parse_pairs(c, k, tok, ntok, words, 3, v, seen, 1, 86400) != 0)
+    static const char *const words[] = {"build", "run", "performance", "relative"};
+    double v[4] = {lab->limit_build, lab->limit_run, lab->limit_perf, lab->limit_relative};
+    int seen[4] = {0, 0, 0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 4, v, seen, 1, 86400) != 0)
         return -1;
+    /* Below a few times the solution's time, noise alone would fail an honest kernel. */
+    if (seen[3] && (v[3] < 5 || v[3] > 1000))
+        return bad(c, "%s relative: %g is outside 5..1000 (times the solution's call)",
+                   key_names[k], v[3]);
     lab->limit_build = v[0];
     lab->limit_run = v[1];
     lab->limit_perf = v[2];
+    lab->limit_relative = v[3];
     return 0;
 }
 

@@ -80,6 +80,8 @@ typedef struct gr_lab_rubric {
     double limit_build;       /**< Seconds for a build. */
     double limit_run;         /**< Seconds for a correctness run. */
     double limit_perf;        /**< Seconds for a performance run. */
+    double limit_relative;    /**< A performance call may take at most this many times the
+                                   solution's call on the same instance (a CPU fallback may not). */
     char forbid[32][GR_NAME_MAX]; /**< Extra forbidden symbols ("name" or "prefix*"). */
     int nforbid;              /**< Their number. */
     char forbid_source[32][GR_NAME_MAX]; /**< Identifiers the student's source may not

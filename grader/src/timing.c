@@ -211,11 +211,11 @@ void gr_too_slow_reason(const gr_lab_rubric *lab, char *buf, size_t size)
 /* One timed call: @p driver --gpu --once on @p spec in a fresh box BASE/TAG, its output
    "out.bin" when @p with_bin. The time is the whole process's wall time, measured by the
    grader from outside (*wall_ms): nothing the process does can shrink it. The driver's own
-   figure (*own_ms) is only a cross-check. 1 ok (@p dr holds the box), 0 failed (@p reason,
+   figure (*own_ms) is only a cross-check. The call is killed after @p limit_s. 1 ok (@p dr holds the box), 0 failed (@p reason,
    @p detail; *timed_out when killed at the time limit), -1 error. Free @p dr either way. */
 static int timed_call(gr_session *s, const gr_lab_ctx *lc, const char *driver, const char *base,
                       const char *tag, const char *spec, int with_bin, const char *src_prefix,
-                      gr_driver_run *dr, double *wall_ms, double *own_ms, double *copy_GBps,
+                      double limit_s, gr_driver_run *dr, double *wall_ms, double *own_ms, double *copy_GBps,
                       int *timed_out, char *reason, size_t size, gr_buf *detail, lk_error *err)
 {
     char steps_s[16];
@@ -223,7 +223,7 @@ static int timed_call(gr_session *s, const gr_lab_ctx *lc, const char *driver, c
     /* The grader hashes --bin itself; the driver's md5s would cost seconds of the round. */
     const char *args[] = {"--gpu", "--once", "--no-md5", "--gen", spec, "--steps", steps_s,
                           with_bin ? "--bin" : NULL, "out.bin", NULL};
-    if (gr_run_driver(s, driver, base, args, gr_performance_ranks(lc->rub), lc->rub->limit_perf,
+    if (gr_run_driver(s, driver, base, args, gr_performance_ranks(lc->rub), limit_s,
                       (long long)lc->perf_rows * lc->perf_cols * 8, tag, dr, err) != 0)
         return -1;
     *timed_out = 0;
@@ -374,6 +374,7 @@ typedef struct rounds_ctx {
     char *name, *out_name, *src_prefix, *soldir;
     double *own_steps;   /* the student's own figure for the steps, per round */
     int fresh, time_solution, reused;
+    double limit_s; /* the student's call of this round: the rubric's, or the relative one */
     int *output_ok, *too_slow;
     char **problem;
 } rounds_ctx;
@@ -383,6 +384,21 @@ static void round_failed(rounds_ctx *c, int i, const char *spec, int timed_out,
                          const char *reason, gr_buf *detail)
 {
     const gr_lab_rubric *lab = c->lc->rub;
+    if (timed_out && c->limit_s < lab->limit_perf) {
+        /* A GPU kernel, even a slow one, finishes well within the relative limit; a CPU
+           fallback does not, and must not earn the large dataset's correctness. */
+        char *why = gr_strf("round %d, %s: stopped after %.1f s, %g times the solution's call "
+                            "on the same input (%.2f s): a GPU kernel finishes far sooner; a "
+                            "CPU fallback or a nearly idle GPU does not",
+                            i + 1, spec, c->limit_s, lab->limit_relative,
+                            c->p->solution_ms[i] / 1e3);
+        gr_lab_add(c->r, "correctness", c->out_name, GR_FAIL, why, gr_buf_str(detail));
+        gr_lab_add(c->r, "performance", c->name, GR_FAIL,
+                   "not scored: the run was stopped at the relative time limit", NULL);
+        free(why);
+        *c->output_ok = 0;
+        return;
+    }
     if (timed_out) {
         /* Slow is not wrong: a run killed at the time limit costs the performance points
            only; the outputs of the rounds before it were checked. */
@@ -452,7 +468,8 @@ static int solution_round(rounds_ctx *c, int i, int inst, const char *spec, doub
     gr_driver_run dr;
     double own = 0, gbps = 0;
     int timed_out;
-    int ok = timed_call(c->s, lc, lc->ref_driver, c->soldir, tag, spec, !*ref, NULL, &dr, ms,
+    int ok = timed_call(c->s, lc, lc->ref_driver, c->soldir, tag, spec, !*ref, NULL,
+                        lc->rub->limit_perf, &dr, ms,
                         &own, &gbps, &timed_out, reason, sizeof reason, &detail, err);
     if (gbps > lc->copy_GBps)
         lc->copy_GBps = gbps;
@@ -476,22 +493,31 @@ static int solution_round(rounds_ctx *c, int i, int inst, const char *spec, doub
     return ok;
 }
 
-/* Round @p i: the student's timed call on its instance, the solution's, the output check.
-   1 the round counts, 0 the rounds end (checks added), -1 error. */
+/* Round @p i: the solution's call on its instance (its time bounds the student's), the
+   student's timed call, the output check. 1 the round counts, 0 the rounds end (checks
+   added), -1 error. */
 static int one_round(rounds_ctx *c, int i, lk_error *err)
 {
     gr_lab_ctx *lc = c->lc;
     gr_perf *p = c->p;
     char spec[192], tag[32], reason[1024];
     perf_instance(c->s, lc, i, spec);
+    const int inst = c->fresh ? i : 0;
+    c->limit_s = lc->rub->limit_perf;
+    if (p->have_solution) {
+        int sol = solution_round(c, i, inst, spec, &p->solution_ms[i], err);
+        if (sol != 1)
+            return sol;
+        c->limit_s = fmin(c->limit_s, lc->rub->limit_relative * p->solution_ms[i] / 1e3);
+    }
     snprintf(tag, sizeof tag, "perf-student-%d", i);
     char *base = gr_strf("%s/run", c->work);
     gr_buf detail = {0};
     gr_driver_run dr;
     double wall = 0, own = 0, gbps = 0;
     int timed_out = 0, got = -1;
-    int ok = timed_call(c->s, lc, c->driver, base, tag, spec, 1, c->src_prefix, &dr, &wall, &own,
-                        &gbps, &timed_out, reason, sizeof reason, &detail, err);
+    int ok = timed_call(c->s, lc, c->driver, base, tag, spec, 1, c->src_prefix, c->limit_s, &dr,
+                        &wall, &own, &gbps, &timed_out, reason, sizeof reason, &detail, err);
     free(base);
     const long long bytes = (long long)lc->perf_rows * lc->perf_cols * 8;
     if (ok == 1 && p->have_solution &&
@@ -507,9 +533,6 @@ static int one_round(rounds_ctx *c, int i, lk_error *err)
     if (ok == 0)
         round_failed(c, i, spec, timed_out, reason, &detail);
     gr_buf_free(&detail);
-    const int inst = c->fresh ? i : 0;
-    if (ok == 1 && p->have_solution)
-        ok = solution_round(c, i, inst, spec, &p->solution_ms[i], err);
     if (ok == 1 && p->have_solution)
         ok = round_output(c, i, spec, *perf_ref(lc, inst), got, err);
     if (got >= 0)
@@ -609,7 +632,7 @@ int gr_performance(gr_session *s, gr_lab_ctx *lc, const char *work, const char *
                             lab->perf.steps),
                     gr_strf("%s/src/", work), gr_strf("%s/perf", lc->kit_work),
                     gr_xcalloc(max_rounds, sizeof(double)), perf_instance(s, lc, 0, spec),
-                    nth <= GR_SOLUTION_TIMED_STUDENTS || nth % GR_SOLUTION_RETIME == 0, 0,
+                    nth <= GR_SOLUTION_TIMED_STUDENTS || nth % GR_SOLUTION_RETIME == 0, 0, 0,
                     output_ok, too_slow, problem};
     perf_init(lc, p, max_rounds);
     int rc = 1;

@@ -608,6 +608,50 @@ Test(gpu_stages, a_correct_student_too_slow_for_the_time_limit_keeps_its_correct
     free(lock);
 }
 
+/* A CPU fallback is right but hundreds of times slower than the solution: the relative limit
+   stops it well before the rubric's seconds, and the large dataset's correctness fails. */
+Test(gpu_stages, a_call_past_the_relative_limit_fails_the_performance_datasets_correctness)
+{
+    static const char *const names[] = {"too-slow", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "performance 30 relative 1000", "performance 30 relative 5");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock, NULL};
+    double t0 = lk_wall_seconds();
+    int status = gr_test_run_grader(args, log);
+    double took = lk_wall_seconds() - t0;
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    cr_assert(took < 25, "the grader took %.1f s: the 8 s call was not stopped early", took);
+
+    char *text;
+    gr_json *j = lab_of(out, "too-slow", &text);
+    const gr_json *lab = first_lab(j);
+    cr_assert_eq(gr_json_num(lab, "correctness", -1), 0, "%s", text);
+    cr_assert_eq(gr_json_num(lab, "performance", -1), 0);
+    const gr_json *output = check_named(lab, "performance dataset valley:160x160:3 (40 steps): "
+                                             "output");
+    cr_assert_not_null(output, "%s", text);
+    cr_assert_str_eq(gr_json_str(output, "status"), GR_FAIL);
+    const char *why = gr_json_str(output, "reason");
+    cr_assert(strstr(why, "round 1, valley:160x160 (hidden seed): stopped after") && strstr(why, "5 times the solution's "
+              "call on the same input") && strstr(why, "a CPU fallback"), "%s", why);
+    const gr_json *perf = check_named(lab, "performance valley:160x160:3 (40 steps)");
+    cr_assert_str_eq(gr_json_str(perf, "status"), GR_FAIL);
+    gr_json_free(j);
+    free(text);
+    free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
 Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_until_accepted)
 {
     static const char *const names[] = {"good", NULL};

@@ -158,7 +158,7 @@ Test(rubric, every_setting_is_read)
         "  min-speedup 2.5\n"
         "  rounds 5 extra 2\n"
         "  repeat 9\n"
-        "  time-limit run 12 build 90\n"
+        "  time-limit run 12 build 90 relative 20\n"
         "  forbid-symbol lk_secret lk_swe_*\n"
         "end\n";
     gr_rubric r;
@@ -186,6 +186,7 @@ Test(rubric, every_setting_is_read)
     cr_assert_eq(lab->limit_run, 12);
     cr_assert_eq(lab->limit_build, 90);
     cr_assert_eq(lab->limit_perf, 300, "an unset time limit keeps its default");
+    cr_assert_eq(lab->limit_relative, 20);
     cr_assert_eq(lab->nforbid, 2);
     cr_assert(gr_symbol_matches(lab->forbid[1], "lk_swe_serial"));
     cr_assert(!gr_symbol_matches(lab->forbid[0], "lk_secret2"));
@@ -202,6 +203,7 @@ Test(rubric, optional_settings_have_defaults)
     cr_assert_eq(r.labs[0].rounds, 2);
     cr_assert_eq(r.labs[0].extra_rounds, 5);
     cr_assert_eq(r.labs[0].repeat, 5);
+    cr_assert_eq(r.labs[0].limit_relative, 50, "a performance call stops at 50x the solution's");
     cr_assert_eq(r.labs[0].datasets[0].steps, -1, "public steps default to the manifest's");
     cr_assert_str_eq(r.labs[0].baseline, "", "no baseline: the minimum is over serial");
     gr_rubric_free(&r);
@@ -274,6 +276,8 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
         {NULL, "  credit some", "rubric.txt:12:", "not a credit rule"},
         {NULL, "  forbid-symbol lk_*x", "rubric.txt:12:", "not a symbol name"},
         {NULL, "  time-limit run forever", "rubric.txt:12:", "not a number"},
+        {NULL, "  time-limit relative 2", "rubric.txt:12:",
+         "time-limit relative: 2 is outside 5..1000 (times the solution's call)"},
         {NULL, "  colour blue", "rubric.txt:12:", "min-speedup, baseline, rounds"},
         {NULL, "  baseline", "rubric.txt:12:",
          "baseline: missing value: write baseline VARIANT steps N"},
