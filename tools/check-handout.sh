@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Check that a student distribution holds no lab's answer and cites no text it does not
-# ship. Run by tools/make-handout.sh on the folder it made; exit 1 with one line per finding
-# if the distribution is not safe.
+# Check that a student distribution holds no lab's answer, cites no text it does not ship,
+# does not walk through a solution's design and states no Measured table that its bench
+# files do not make. Run by tools/make-handout.sh on the folder it made; exit 1 with one
+# line per finding if the distribution is not safe.
 # usage: check-handout.sh DIST [KIT]     (KIT: the instructor's kit, default this one)
 #
 # Rules:
@@ -20,6 +21,12 @@
 #     "seed NNN", NNN three digits): they are notes and copies for the kit's authors and never
 #     ship, so a student cannot look them up. Cite the original (author year, section) and
 #     list it in full in the handout's "## References".
+#  6. No shipped file of a lab (its folder, its deck slides/LAB.md) says one of the phrases
+#     that the front matter of solutions/LAB/NOTES.md lists under `handout-must-not-say:`:
+#     they describe the solution's design, which the student is to find (the handout states
+#     the goal and the measured gap; the engineering notes stay in NOTES.md).
+#  7. Every "Measured" table between bench-table markers equals what DIST's
+#     tools/bench-table.sh makes from DIST's labs/*/bench/ files (no stale or hand-edited row).
 # Known findings listed in tools/handout-waivers.txt are printed as WAIVED and do not fail;
 # a waiver that matches no finding fails, so it is removed once its file is fixed.
 set -euo pipefail
@@ -146,6 +153,47 @@ while IFS= read -r hit; do
     finding "$f:$line" "citation" "cites '$cited', a developers' digest that does not ship: cite the original instead (author year, section, e.g. \"Kulbe 2012, section 3.3\") and list it in full under \"## References\" in the handout of the lab"
 done < <(grep -HnIiE "$DIGEST_RE" -- "${files[@]}" 2>/dev/null | sed 's|^\./||' || true)
 
+# ---- 6. the solution's design in the lab's handout, deck and files -------------------------
+# The phrases: the "  - PHRASE" lines under "handout-must-not-say:" in the front matter (the
+# lines between the file's first two "---").
+must_not_say() {
+    awk 'NR == 1 { if ($0 != "---") exit; next }
+         /^---[[:space:]]*$/ { exit }
+         /^handout-must-not-say:/ { on = 1; next }
+         on && /^[[:space:]]+-[[:space:]]/ { sub(/^[[:space:]]+-[[:space:]]+/, ""); sub(/[[:space:]]+$/, ""); print; next }
+         on && /^[^[:space:]#]/ { on = 0 }' "$1"
+}
+for notes in "$kit"/solutions/*/NOTES.md; do
+    [ -f "$notes" ] || continue
+    lab=$(basename "$(dirname "$notes")")
+    rel=solutions/$lab/NOTES.md
+    mapfile -t phrases < <(must_not_say "$notes")
+    [ "${#phrases[@]}" -gt 0 ] || continue
+    targets=()
+    for f in "${files[@]}"; do
+        [[ $f == "labs/$lab/"* || $f == "slides/$lab.md" ]] && targets+=("$f")
+    done
+    [ "${#targets[@]}" -gt 0 ] || continue
+    for phrase in "${phrases[@]}"; do
+        while IFS= read -r hit; do
+            f=${hit%%:*} rest=${hit#*:}
+            finding "$f" "$rel" "line ${rest%%:*} says '$phrase', the solution's design ($rel): tell the student the goal and the measured gap, not how the solution gets there"
+        done < <(grep -HnIiF -- "$phrase" "${targets[@]}" 2>/dev/null || true)
+    done
+done
+
+# ---- 7. Measured tables that differ from their bench files --------------------------------
+if [ -x tools/bench-table.sh ]; then
+    mapfile -t tabled < <(grep -lI '^<!-- bench-table ' -- "${files[@]}" 2>/dev/null || true)
+    if [ "${#tabled[@]}" -gt 0 ]; then
+        while IFS= read -r msg; do
+            msg=${msg#bench-table: }
+            f=${msg%%: *}
+            finding "$f" "bench-table" "${msg#*: }"
+        done < <(tools/bench-table.sh check "${tabled[@]}" 2>&1 >/dev/null || true)
+    fi
+fi
+
 # ---- verdict ------------------------------------------------------------------------------
 # One finding per file and answer: its runs "@run FIRST-LAST COUNT" become one text. An
 # example submission's match is left out where the lab's solution already matches the file.
@@ -178,7 +226,7 @@ while IFS=$'\t' read -r file source text; do
     if [ -n "${waived[$key]+x}" ]; then
         echo "check-handout: WAIVED $file: $text (tools/handout-waivers.txt)" >&2
         waived[$key]=1
-    elif [ "$source" = citation ]; then
+    elif [ "$source" = citation ] || [ "$source" = bench-table ] || [[ $source == */NOTES.md ]]; then
         echo "check-handout: $dist/$file: $text" >&2
         status=1
     else
@@ -193,6 +241,6 @@ for key in "${!waived[@]}"; do
     fi
 done
 if [ "$status" -eq 0 ]; then
-    echo "check-handout: no answers and no digest citations in $dist beyond any WAIVED above (${#files[@]} files; ${#answers[@]} answer files compared)"
+    echo "check-handout: no answers, no digest citations, no solution design and no stale table in $dist beyond any WAIVED above (${#files[@]} files; ${#answers[@]} answer files compared)"
 fi
 exit "$status"
