@@ -3,7 +3,6 @@
  * --dataset, --gen, --steps, --bin, --repeat, --once, --no-md5, --variant, --json,
  * --result-fd) and writes the same result line; its "GPU" runs call the student's fake_run() on the CPU, or with
  * `--variant given` a deliberately slow given version. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
