@@ -454,7 +454,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     cr_assert_eq(gr_json_num(perf, "baseline_steps", 0), 5);
     cr_assert(gr_json_true(perf, "baseline_extrapolated"), "40 steps timed from 5");
     double base_ms = gr_json_num(perf, "baseline_ms", 0);
-    cr_assert(base_ms > 1900 && base_ms < 40000, "40 steps of 50 ms sleep each took %.1f ms",
+    cr_assert(base_ms > 5900 && base_ms < 40000, "40 steps of 150 ms sleep each took %.1f ms",
               base_ms);
     double over = gr_json_num(gr_json_get(perf, "speedup_vs_baseline"), "median", 0);
     cr_assert(over > 10, "the solution's own code is only %.1fx the given version", over);
@@ -472,7 +472,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     free(md);
     free(md_path);
 
-    /* At least a second a run against about 2 s for the given version: below the minimum 10x. */
+    /* At least a second a run against about 6 s for the given version: below the minimum 10x. */
     j = lab_of(out, "slow", &text);
     lab = first_lab(j);
     cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", gr_json_str(lab, "summary"));
