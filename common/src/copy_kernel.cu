@@ -1,4 +1,4 @@
-/* The copy kernel behind lk_gpu_copy_bandwidth (cuda_check.c): the simplest memory-bound
+/* The copy kernel behind lk_gpu_copy_bandwidth (copy_bandwidth.c): the simplest memory-bound
    kernel, so that a stencil's bandwidth is compared with what plain loads and stores reach on
    this device, not only with cudaMemcpy (which some GPUs run on a slower copy engine). */
 #include <stdint.h>

@@ -96,19 +96,6 @@ int lk_gpu_poison(void *d, size_t bytes, lk_error *err);
  */
 void lk_poison_device_allocations(int on);
 
-/** Device-to-device copy bandwidth of one buffer size, in bytes read + written per second. */
-typedef struct lk_copy_bandwidth {
-    double memcpy_bps; /**< cudaMemcpy DeviceToDevice (a copy engine on some GPUs). */
-    double kernel_bps; /**< The kit's copy kernel, lk_copy_kernel() in labkit/copy_kernel.h. */
-    double best_bps;   /**< The larger of the two: the yardstick for "% of copy". */
-} lk_copy_bandwidth;
-
-/**
- * Measure how fast this device copies @p bytes from one buffer to another, with cudaMemcpy
- * and with a plain copy kernel; each the median of @p repeats after a warm-up.
- */
-int lk_gpu_copy_bandwidth(size_t bytes, int repeats, lk_copy_bandwidth *bw, lk_error *err);
-
 #ifdef __cplusplus
 }
 #endif

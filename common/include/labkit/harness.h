@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "labkit/copy_kernel.h"
 #include "labkit/cuda_check.h"
 #include "labkit/error.h"
 #include "labkit/timing.h"
