@@ -21,7 +21,7 @@ BENCH_CSV ?= $(LK_BUILD)/bench/bench.csv
 PROFILE_LABS ?= $(LABS)
 
 .PHONY: all help lib tools check check-suites check-common check-datasets check-labs \
-        grade doctor bench bench-profile docs slides slides-plots handout clean
+        grade similarity doctor bench bench-profile docs slides slides-plots handout clean
 .DELETE_ON_ERROR:
 
 all: lib tools
@@ -31,6 +31,8 @@ help:
 	@echo "make            build the common library, tools and every lab (student files)"
 	@echo "make check      the kit's self-test: common, datasets, every lab against its solution"
 	@echo "make grade      grade submissions (see README); a student distribution self-grades"
+	@echo "make similarity SUBMISSIONS=dir  which students' files look alike, per lab (REFERENCES=\"earlier"
+	@echo "                years' class folders\"): OUT/similarity/report.md, a reason to look, not a verdict"
 	@echo "make doctor     what this machine has and lacks for the kit, one line per problem"
 	@echo "make bench      run every solution on its performance dataset; CSV in build/bench"
 	@echo "make bench-profile  DRAM bytes per step of every solution, measured with ncu (Nsight"
@@ -106,12 +108,13 @@ $(LK_BUILD)/datasets/test_manifest: datasets/tests/test_manifest.c $(SERIAL_REFS
 
 # Each lab's suites run against the solution and the skeleton must still build; in a student
 # handout (no solutions/) the suites run against the student's own kernels.cu. The labs are
-# independent: under make -j they run side by side.
+# independent: under make -j they run side by side. Each runs the grader's static rules
+# (labs/lab.mk), so the grader is built once before them.
 LAB_CHECKS := $(addprefix check-lab-,$(LABS))
 .PHONY: $(LAB_CHECKS)
 check-labs: $(LAB_CHECKS)
 
-$(LAB_CHECKS): check-lab-%: lib tools
+$(LAB_CHECKS): check-lab-%: lib tools grader
 	@lab=$*; \
 	if [ -d solutions/$$lab ]; then \
 	  $(MAKE) --no-print-directory -C labs/$$lab check-suites VARIANT=solution REPORTS=$(REPORTS) || exit 1; \
@@ -145,6 +148,11 @@ bench-profile: lib tools
 	  exit $$failed
 endif
 
+# Copying, per lab, with similarity-tester on this machine (tools/similarity.sh); OUT and
+# SUBMISSIONS are make grade's (grader/grader.mk).
+similarity:
+	@tools/similarity.sh $(foreach r,$(REFERENCES),--references $(r)) $(SUBMISSIONS) $(OUT)
+
 doctor:
 	@CUDA_ARCH='$(CUDA_ARCH)' NVCC='$(NVCC)' tools/doctor.sh
 
@@ -153,6 +161,12 @@ slides: $(DECK_PDFS)
 
 $(LK_BUILD)/slides/%.pdf: slides/%.md $(DECK_DEPS)
 	@V='$(V)' tools/build-deck.sh $< $@
+
+# One deck by its path from the kit's top (make build/slides/01-straightforward.pdf): make
+# has no rule for that spelling of the file and would call an existing, stale PDF done.
+DECK_PDFS_RELATIVE := $(patsubst $(LK_TOP)/%,%,$(filter $(LK_TOP)/%,$(DECK_PDFS)))
+.PHONY: $(DECK_PDFS_RELATIVE)
+$(DECK_PDFS_RELATIVE): %: $(LK_TOP)/%
 
 slides-plots:
 	@V='$(V)' tools/slides-plots.sh $(BENCH_CSV) slides/plots

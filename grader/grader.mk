@@ -6,7 +6,10 @@
 #   make grade SUBMISSIONS=dir/         grade a class: one sub-folder per student
 #   make grade SUBMISSIONS=self         self-grade this tree's student files
 #   make grade OUT=dir                  reports there (default build/grade)
-#   make grade GRADE_FLAGS="--seed 7 --junit --gradescope --force"   more options (-h lists them)
+#   make grade ROSTER=class.csv EXPORT=canvas,moodle,gradescope   LMS imports (grader/README.md)
+#   make grade SUBMISSION_TIMES=times.csv   when each lab was handed in, for the deadlines
+#   make grade GRADE_FLAGS="--seed 7 --junit --force"   more options (-h lists them)
+#   make grade SLURM=1 SLURM_GRES=gpu:1 SLURM_TIME=1:00:00   one Slurm array task per student
 #   make check-grader                   the grader's own test suites
 
 GRADER_BUILD := $(LK_BUILD)/grader
@@ -31,6 +34,14 @@ ifneq ($(origin OUT),command line)
 OUT := $(LK_BUILD)/grade
 endif
 GRADE_FLAGS ?=
+ROSTER ?=
+EXPORT ?=
+SUBMISSION_TIMES ?=
+# SLURM=1: the same grading as one Slurm array job, a task per student on a GPU node, then the
+# merge into OUT (tools/slurm-grade.sh; grader/README.md, "Grading on a cluster").
+include $(LK_TOP)/tools/slurm-settings.mk
+GRADE_RUNNER = $(if $(filter 1,$(SLURM)),$(LK_SLURM_ENV) $(LK_TOP)/tools/slurm-grade.sh submit \
+  $(GRADER),$(GRADER))
 
 .PHONY: grader grader-tests check-grader
 
@@ -77,7 +88,9 @@ $(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.
 # grader has already said so loudly, so the make target succeeds; scripts read the status
 # of labkit-grade itself.
 grade: lib $(GRADER)
-	@$(GRADER) --kit $(LK_TOP) --lib $(LK_LIB) --submissions $(SUBMISSIONS) --out $(OUT) $(GRADE_FLAGS); \
+	@$(GRADE_RUNNER) --kit $(LK_TOP) --lib $(LK_LIB) --submissions $(SUBMISSIONS) --out $(OUT) \
+	  $(if $(ROSTER),--roster $(ROSTER)) $(if $(EXPORT),--export $(EXPORT)) \
+	  $(if $(SUBMISSION_TIMES),--submission-times $(SUBMISSION_TIMES)) $(GRADE_FLAGS); \
 	status=$$?; [ $$status -eq 0 ] || [ $$status -eq 4 ] || exit $$status
 
 check-grader: grader-tests

@@ -1,7 +1,7 @@
 # Shared rules for every lab. A lab's Makefile is the single line `include ../lab.mk`.
 #
 #   make            build the driver and the tests from your kernels.cu
-#   make check      run the tests against your kernels.cu, then a summary
+#   make check      the grader's static rules and the tests on your kernels.cu, then a summary
 #   make grade      self-grade this lab (the grader's checks; reports in build/student/grade)
 #   make run        run the lab's standard dataset (time, md5, speedup, PNG)
 #   make bench      performance report (GPU)
@@ -22,6 +22,20 @@ include $(CURDIR)/../../common/common.mk
 # that choose the code built and tested, and where a build and its reports go, ignore the
 # environment: a VARIANT or B left in a shell must not swap the code or move the build.
 lk_default = $(if $(filter command line,$(origin $(1))),,$(eval $(1) := $(2)))
+
+# Students on a cluster reach a GPU only through Slurm: with SLURM=1 (or the kit's cluster.mk)
+# the goals run as this same make on a GPU node through srun, with the same output; inside a
+# job (SLURM_JOB_ID set) they run where they are. (The grader's builds see no tools/.)
+-include $(LK_TOP)/tools/slurm-settings.mk
+ifeq ($(SLURM)$(SLURM_JOB_ID),1)
+LK_SLURM_GOALS := $(or $(MAKECMDGOALS),build)
+.PHONY: $(LK_SLURM_GOALS)
+$(firstword $(LK_SLURM_GOALS)):
+	@$(LK_SLURM_ENV) $(LK_TOP)/tools/slurm-run.sh $(MAKE) --no-print-directory $(LK_SLURM_GOALS) \
+	  SLURM=0
+$(wordlist 2,$(words $(LK_SLURM_GOALS)),$(LK_SLURM_GOALS)): $(firstword $(LK_SLURM_GOALS))
+	@:
+else
 
 $(call lk_default,VARIANT,student)
 $(call lk_default,KERNELS,$(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB),$(CURDIR))/kernels.cu)
@@ -70,7 +84,7 @@ endif
 
 PROFILE_CSV ?= $(B)/profile.csv
 
-.PHONY: build check check-suites grade run bench bench-profile clean
+.PHONY: build check check-suites grader-rules grade run bench bench-profile clean
 .DELETE_ON_ERROR:
 
 build: $(PROG) $(TESTS)
@@ -146,8 +160,29 @@ check-suites:
 	@$(MAKE) --no-print-directory build || $(LK_TOP)/tools/record-failure.sh $(REPORTS) \
 	  $(notdir $(BUILD_REPORT)) \
 	  "labs/$(LAB) ($(VARIANT)) did not build: fix the first error above, then run make check again"
+	@[ -e $(BUILD_REPORT).status ] || $(MAKE) --no-print-directory grader-rules || \
+	  $(LK_TOP)/tools/record-failure.sh $(REPORTS) $(notdir $(RULES_REPORT)) \
+	  "the grader (labkit-grade) did not build, so its rules were not checked: make doctor"
 	@[ -e $(BUILD_REPORT).status ] || for t in $(TESTS); do \
 	  $(LK_TOP)/tools/run-suite.sh $(REPORTS) lab$(LAB_ID)-$(VARIANT)-$${t##*/test_} $$t; done
+
+# The grader's static rules (source rules, includes, symbols: labkit-grade --static, the
+# grader's own code) on the student files and objects just built, so that a file make grade
+# rejects fails make check too, with the grader's reason.
+LK_GRADER := $(LK_BUILD)/grader/labkit-grade
+RULES_REPORT := $(REPORTS)/lab$(LAB_ID)-$(VARIANT)-rules
+STUDENT_FILE_ARGS := KERNELS='$(KERNELS)' \
+  $(foreach f,$(STUDENT_C),$(call lk_student_var,$(f))='$($(call lk_student_var,$(f)))')
+$(LK_GRADER): FORCE
+	@$(MAKE) --no-print-directory $(LK_SUBMAKE_QUIET) -C $(LK_TOP) grader
+grader-rules: $(LK_GRADER)
+	@rm -f $(RULES_REPORT).tap $(RULES_REPORT).status $(RULES_REPORT).fix
+	@$(LK_GRADER) --kit $(LK_TOP) --lib $(LK_LIB) --cuda-arch '$(CUDA_ARCH)' --static $(LAB) \
+	  --objects $(B) $(STUDENT_FILE_ARGS) 2>$(B)/grader-rules.err; status=$$?; \
+	  cat $(B)/grader-rules.err >&2; [ $$status -eq 0 ] || { \
+	  why=$$(sed -n 's/^labkit-grade: //p' $(B)/grader-rules.err | head -n 1); \
+	  $(LK_TOP)/tools/record-failure.sh $(REPORTS) $(notdir $(RULES_REPORT)) \
+	    "$${why:-labkit-grade --static $(LAB) ended with exit status $$status (above)}"; }
 
 check:
 	@rm -rf $(REPORTS)
@@ -169,8 +204,9 @@ run: $(PROG)
 # instead of the driver's --bench.
 BENCH_RUNS := $(wildcard $(CURDIR)/bench.runs)
 LAB_BENCH := $(wildcard $(CURDIR)/scaling.sh)
-# Each timed command holds the GPU lock that the grader takes (tools/gpu-lock.sh).
-GPU_LOCKED := $(LK_TOP)/tools/gpu-lock.sh $(LK_GPU_LOCK)
+# Each timed command holds the GPU lock that the grader takes (tools/gpu-lock.sh); on a
+# machine without a GPU it says so at once instead of waiting for the lock first.
+GPU_LOCKED := $(LK_TOP)/tools/gpu-lock.sh --needs-gpu $(LK_GPU_LOCK)
 bench: $(PROG)
 ifneq ($(LAB_BENCH),)
 	PROG=$(PROG) $(GPU_LOCKED) $(LAB_BENCH) $(if $(BENCH_CSV),--csv $(BENCH_CSV))
@@ -194,3 +230,4 @@ bench-profile: $(PROG)
 clean:
 	$(lk_say) CLEAN $(call lk_rel,$(CURDIR)/build)
 	$(Q)rm -rf $(CURDIR)/build
+endif # SLURM=1 outside a job

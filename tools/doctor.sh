@@ -11,8 +11,9 @@
 # is present, a driver new enough for the toolkit, a CUDA_ARCH that runs on it and built
 # kernels that hold code for it.
 # Tools only optional targets need (Doxygen for `make docs`, pandoc and pdflatex for
-# `make slides`, Nsight Compute for `make bench-profile`, compute-sanitizer for
-# debugging) are notes; LK_DOCTOR_STRICT=1 makes them problems (maintainer/CI machines).
+# `make slides`, Nsight Compute for `make bench-profile`, similarity-tester for
+# `make similarity`, compute-sanitizer for debugging) are notes; LK_DOCTOR_STRICT=1 makes
+# them problems (maintainer/CI machines).
 # No GPU is a note; LK_DOCTOR_REQUIRE_GPU=1 makes it a problem. A non-CUDA-aware Open MPI is
 # always a note: lab 07 then stages its halo exchanges through host memory.
 #
@@ -305,10 +306,21 @@ else
     optional "pandoc or pdflatex not found (needed for make slides only): apt-get install pandoc texlive-latex-recommended texlive-pictures lmodern"
 fi
 
+if command -v sim_c >/dev/null 2>&1; then
+    sim_version=$(dpkg-query -W -f='${Version}' similarity-tester 2>/dev/null || true)
+    ok "similarity-tester ${sim_version:-(sim_c)}: make similarity can compare submissions"
+else
+    optional "sim_c not found (needed for make similarity only): apt-get install similarity-tester"
+fi
 if command -v flock >/dev/null 2>&1; then
     ok "flock: make bench takes the grader's GPU lock with it"
 else
     optional "flock not found (make bench takes the grader's GPU lock with it): apt-get install util-linux"
+fi
+if command -v sbatch >/dev/null 2>&1 && command -v srun >/dev/null 2>&1; then
+    ok "Slurm client: SLURM=1 runs make grade and a lab's make check on the cluster's GPU nodes"
+else
+    optional "sbatch or srun not found (needed for SLURM=1 only, on a cluster's login node): apt-get install slurm-client"
 fi
 
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)

@@ -2,15 +2,24 @@
 # Runs a command holding the kit's machine-wide GPU lock (flock, exclusive): the lock the
 # grader takes for its GPU stages, so that make bench and a grading run never time on one GPU
 # at once. Waits, and says so, while another holder has it; exits with the command's status.
-# usage: gpu-lock.sh LOCKFILE COMMAND [ARG...]
+# usage: gpu-lock.sh [--needs-gpu] LOCKFILE COMMAND [ARG...]
 #   LOCKFILE - is the kit's, LK_GPU_LOCK of common/common.mk (for scripts run outside make).
+#   --needs-gpu: COMMAND times GPU code (make bench): on a machine without a GPU (nvidia-smi
+#   lists none, as lab 07's scaling.sh asks) say so at once and exit 1, before any wait.
 # A command already running under the lock (a sweep inside make bench) runs at once.
 set -uo pipefail
 
-usage="usage: gpu-lock.sh LOCKFILE|- COMMAND [ARG...]"
+usage="usage: gpu-lock.sh [--needs-gpu] LOCKFILE|- COMMAND [ARG...]"
+needs_gpu=0
+if [ "${1:-}" = --needs-gpu ]; then needs_gpu=1; shift; fi
 lock=${1:?$usage}
 shift
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
+if [ "$needs_gpu" = 1 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "gpu-lock: no GPU on this machine (nvidia-smi lists none): $(basename "$1") times GPU" \
+         "code: run it on a machine with an NVIDIA GPU (make doctor says what this one has)" >&2
+    exit 1
+fi
 if [ "$lock" = - ]; then
     common_mk=$(dirname "$(readlink -f "$0")")/../common/common.mk
     lock=$(sed -n 's/^LK_GPU_LOCK *:= *//p' "$common_mk" 2>/dev/null)

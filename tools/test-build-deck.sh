@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slides' own check: build-deck.sh must pass a clean deck and fail, naming the slide, on
-# a line too wide, a slide too tall and a missing glyph. CI runs it after make slides.
+# a line too wide, a slide too tall and a missing glyph; make builds one deck by its path
+# from the kit's top. CI runs it after make slides.
 # usage: test-build-deck.sh [WORKDIR]   (default: build/slides/test)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,8 +38,19 @@ deck no-glyph '```{=latex}
 ```'
 expect no-glyph fail 'slide 3: The planted slide: Missing character'
 
+# make build/slides/NN-name.pdf, as if the deck had just been edited (-W; -n: the commands
+# only): it must rebuild that deck, not call the existing PDF done.
+rel=$(cd "$top" && MAKEFLAGS= make --no-print-directory -n -W slides/01-straightforward.md \
+      LK_BUILD="$top/build" build/slides/01-straightforward.pdf 2>&1)
+if grep -q 'tools/build-deck.sh slides/01-straightforward.md' <<< "$rel"; then
+    echo "ok   relative-path"
+else
+    echo "FAIL relative-path: make build/slides/01-straightforward.pdf did not rebuild it:"
+    echo "$rel"; fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
-    echo "test-build-deck: $fails of 4 cases failed (decks and logs in $work)" >&2
+    echo "test-build-deck: $fails of 5 cases failed (decks and logs in $work)" >&2
     exit 1
 fi
-echo "test-build-deck: all 4 cases passed"
+echo "test-build-deck: all 5 cases passed"

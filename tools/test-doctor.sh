@@ -58,14 +58,36 @@ check "a built kernel with only newer code: a FIX naming it and what to do" \
 check "... and the doctor fails" test "$status" = 1
 
 # The packages CI installs for builds and tests are the ones both quick starts name (the API
-# docs' and the slides' are CI's extras).
+# docs' and the slides' are CI's extras), but for the instructor's similarity-tester (make
+# similarity), which only the kit's README names: students do not compare submissions.
 ci_packages=$(sed -n '/^packages=(/,/)/p' "$top/.ci/run" | tr -d '()' | sed 's/packages=//' |
     tr -s ' \n' '\n' | grep -Evx 'doxygen|pandoc|texlive-.*|lmodern|' | sort)
 for readme in README.md tools/handout-README.md; do
     named=$(tr '\n' ' ' <"$top/$readme" | sed -n 's/.*(`apt-get install \([^`]*\)`.*/\1/p' |
         tr -s ' ' '\n' | grep -v '^$' | sort)
+    expected=$ci_packages
+    [ "$readme" = README.md ] || expected=$(grep -vx similarity-tester <<<"$ci_packages")
     check "$readme's quick start names the packages .ci/run installs" \
-        test "$named" = "$ci_packages"
+        test "$named" = "$expected"
 done
+check "CI installs similarity-tester (make similarity, tools/test-similarity.sh)" \
+    grep -qx similarity-tester <<<"$ci_packages"
+
+# similarity-tester: ok with its version when sim_c is there, a note (a FIX when strict) when not.
+mkdir -p "$work/sim"
+printf '#!/bin/sh\nexit 0\n' >"$work/sim/sim_c"
+chmod +x "$work/sim/sim_c"
+PATH="$work/sim:$PATH" "$here/doctor.sh" >"$work/sim.log" 2>&1 || true
+check "sim_c present: ok, make similarity can run" \
+    grep -q '^ok   similarity-tester .*make similarity can compare submissions' "$work/sim.log"
+# A PATH holding everything the doctor runs but sim_c: links to the tools it uses.
+mkdir -p "$work/nosim"
+for t in bash sh gcc cc awk sed grep cut tr sort head uniq dirname mktemp rm cat printf \
+         dpkg-query pkg-config id ld as collect2 cc1; do
+    p=$(command -v "$t" 2>/dev/null) && ln -sf "$p" "$work/nosim/$t"
+done
+PATH="$work/nosim" LK_DOCTOR_STRICT=1 "$here/doctor.sh" >"$work/nosim.log" 2>&1 || true
+check "sim_c missing under LK_DOCTOR_STRICT=1: a FIX naming the package" \
+    grep -q '^FIX  sim_c not found (needed for make similarity only): apt-get install similarity-tester' "$work/nosim.log"
 
 checks_done test-doctor

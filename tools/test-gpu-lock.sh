@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu-lock.sh without a GPU: a command runs while the lock is free and keeps it while it runs;
 # it waits, and says why, while another holder (flock(2), as the grader takes it) has the lock;
-# its exit status comes through; a command already under it takes it again at once. Then
+# its exit status comes through; a command already under it takes it again at once; with
+# --needs-gpu on a machine without a GPU it says so at once instead of waiting (make bench in
+# a lab folder too). Then
 # every timed command of make bench, of the sweep scripts and of lab 07's scaling.sh goes
 # through it, with the lock file the grader uses by default (and scaling.sh's --csv rows come
 # from its long one-rank run).
@@ -46,16 +48,49 @@ timeout 5 "$here/gpu-lock.sh" "$lock" bash -c '"$1" "$2" true && echo inner' _ "
 check "a command already under the lock takes it again at once (status $status)" \
     grep -qx inner "$work/nested"
 
+echo "without a GPU (stand-in nvidia-smi that lists none):"
+mkdir -p "$work/nogpu" "$work/gpu"
+printf '#!/bin/sh\necho "No devices were found"\nexit 6\n' > "$work/nogpu/nvidia-smi"
+printf '#!/bin/sh\necho "GPU 0: stand-in"\n' > "$work/gpu/nvidia-smi"
+chmod +x "$work/nogpu/nvidia-smi" "$work/gpu/nvidia-smi"
+(exec 8>>"$lock" && flock 8 && exec sleep 30) & holder=$!
+for _ in $(seq 50); do flock -n "$lock" true 2>/dev/null || break; sleep 0.1; done
+status=0
+PATH=$work/nogpu:$PATH timeout 5 "$here/gpu-lock.sh" --needs-gpu "$lock" touch "$work/ran" \
+    2>"$work/err" || status=$?
+check "--needs-gpu, a held lock: it fails at once, status 1 ($status)" test "$status" = 1
+check "--needs-gpu: it says there is no GPU" grep -q 'no GPU on this machine' "$work/err"
+check "--needs-gpu: it did not wait for the lock" bash -c "! grep -q waiting '$work/err'"
+rm -f "$work/ran"
+status=0
+PATH=$work/gpu:$PATH timeout 2 "$here/gpu-lock.sh" --needs-gpu "$lock" touch "$work/ran" \
+    2>/dev/null || status=$?
+check "--needs-gpu with a GPU: it waits for the held lock (timeout's 124: $status)" \
+    test "$status" = 124
+# A lab folder's make bench, its driver a stand-in (make -o: not rebuilt), the lock held.
+mkdir -p "$work/bench"
+printf '#!/bin/sh\necho "stand-in driver ran"\n' > "$work/bench/lab01"
+chmod +x "$work/bench/lab01"
+status=0
+PATH=$work/nogpu:$PATH timeout 20 make --no-print-directory -C "$top/labs/01-straightforward" \
+    bench B="$work/bench" LK_GPU_LOCK="$lock" -o "$work/bench/lab01" >"$work/bench.log" 2>&1 ||
+    status=$?
+check "make bench without a GPU fails at once, not after the lock (status $status)" \
+    test "$status" != 0 -a "$status" != 124
+check "make bench without a GPU says so" grep -q 'no GPU on this machine' "$work/bench.log"
+check "make bench without a GPU ran no driver" bash -c "! grep -q 'stand-in driver ran' '$work/bench.log'"
+kill "$holder"; wait "$holder" 2>/dev/null || true; holder=
+
 echo "make bench:"
 lab=$top/labs/01-straightforward
 dry=$(make -n -C "$lab" bench VARIANT=student 2>/dev/null)
-lock_path=$(printf '%s\n' "$dry" | sed -n 's|.*tools/gpu-lock.sh \([^ ]*\) .*|\1|p' | head -1)
-check "lab 01's bench runs under gpu-lock.sh" test -n "$lock_path"
+lock_path=$(printf '%s\n' "$dry" | sed -n 's|.*tools/gpu-lock.sh --needs-gpu \([^ ]*\) .*|\1|p' | head -1)
+check "lab 01's bench runs under gpu-lock.sh --needs-gpu" test -n "$lock_path"
 unlocked=$(printf '%s\n' "$dry" | grep -- '--bench' | grep -v '^ *echo' | grep -vc 'tools/gpu-lock.sh' || true)
 check "every --bench command of lab 01 holds the lock ($unlocked do not)" test "$unlocked" = 0
 dry7=$(make -n -C "$top/labs/07-mpi-split" bench VARIANT=student 2>/dev/null)
 check "lab 07's scaling.sh runs under the lock" \
-    grep -q "tools/gpu-lock.sh $lock_path .*scaling.sh" <<<"$dry7"
+    grep -q "tools/gpu-lock.sh --needs-gpu $lock_path .*scaling.sh" <<<"$dry7"
 grader=$top/build/grader/labkit-grade
 make -s -C "$top" "$grader" >/dev/null
 check "the grader's default lock is make bench's ($lock_path)" \

@@ -4,6 +4,8 @@
 #include "labkit/png.h"
 #include "labkit/testing.h"
 
+#include <criterion/redirect.h>
+
 /* A lab with no model: the test itself plays main.c, loading a grid and answering calls. */
 static const lk_lab harness_lab = {.name = "00-harness", .title = "harness test",
                                    .gen_help = "anything"};
@@ -91,7 +93,14 @@ static int same_bytes(const char *a, const char *b)
     return same;
 }
 
-Test(harness, diff_png_draws_the_first_field_that_differs, .init = lk_tmpdir_make,
+/* Each case says why on stdout: captured, so that make check shows no error that is expected. */
+static void tmpdir_and_stdout(void)
+{
+    lk_tmpdir_make();
+    cr_redirect_stdout();
+}
+
+Test(harness, diff_png_draws_the_first_field_that_differs, .init = tmpdir_and_stdout,
      .fini = lk_tmpdir_remove)
 {
     enum { R = 5, C = 7, G = 1, W = C + 2 * G, H = R + 2 * G, FIELDS = 3 };
@@ -126,4 +135,16 @@ Test(harness, diff_png_draws_the_first_field_that_differs, .init = lk_tmpdir_mak
     run.shape.judge = NULL;
     run.opt.diff_png = "/nonexistent-folder/diff.png"; /* unwritable: said, and -1 */
     cr_assert_eq(lk_run_write_diff_png(&run), -1);
+
+    fflush(stdout);
+    char said[4096];
+    size_t n = fread(said, 1, sizeof said - 1, cr_get_redirected_stdout());
+    said[n] = '\0';
+    static const char *const why[] = {
+        "diff.png: output field 2 of 3, red where it differs",
+        "diff.png not written: the results are identical",
+        "diff.png not written: this lab's results are judged within a tolerance",
+        "/nonexistent-folder/diff.png not written: /nonexistent-folder/diff.png: cannot create"};
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        cr_assert(strstr(said, why[i]), "no \"%s\" in what it said:\n%s", why[i], said);
 }

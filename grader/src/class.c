@@ -4,6 +4,7 @@
 #include "class.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +13,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "course.h"
+#include "export.h"
 #include "report.h"
 #include "sandbox.h"
 #include "util.h"
 
-enum { EXIT_GRADED = 0, EXIT_ERROR = 1, EXIT_NO_GPU = 4 };
+enum { EXIT_GRADED = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 4 };
 
 typedef struct writer_ctx {
     const gr_report_ctx *rc;
     const gr_student *st;
     int n;
+    const gr_roster *roster;
 } writer_ctx;
 
 static int w_gradebook(FILE *f, void *p, lk_error *e)
@@ -41,6 +45,24 @@ static int w_junit(FILE *f, void *p, lk_error *e)
     (void)e;
     writer_ctx *w = p;
     return gr_write_junit(f, w->rc, w->st, w->n);
+}
+static int w_canvas(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    writer_ctx *w = p;
+    return gr_write_canvas(f, w->rc, w->roster, w->st, w->n);
+}
+static int w_moodle(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    writer_ctx *w = p;
+    return gr_write_moodle(f, w->rc, w->roster, w->st, w->n);
+}
+static int w_roster_check(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    writer_ctx *w = p;
+    return gr_write_roster_check(f, w->roster, w->st, w->n);
 }
 static int w_md(FILE *f, void *p, lk_error *e)
 {
@@ -67,7 +89,7 @@ static int write_student(const char *out, const gr_report_ctx *rc, const gr_stud
     char *dir = gr_strf("%s/students/%s", out, st->dir);
     char *md = gr_strf("%s/report.md", dir), *js = gr_strf("%s/report.json", dir);
     char *gs = gr_strf("%s/results.json", dir);
-    writer_ctx w = {rc, st, 1};
+    writer_ctx w = {rc, st, 1, NULL};
     int r = gr_mkdir_p(dir, 0755, err) == 0 && gr_write_atomic(md, w_md, &w, err) == 0 &&
                     gr_write_atomic(js, w_json, &w, err) == 0 &&
                     (!gradescope || gr_write_atomic(gs, w_gs, &w, err) == 0)
@@ -80,20 +102,29 @@ static int write_student(const char *out, const gr_report_ctx *rc, const gr_stud
     return r;
 }
 
-static int write_class(const char *out, const gr_report_ctx *rc, const gr_student *st, int n,
-                       int junit, lk_error *err)
+/* The class's files: gradebook, summary, and what the options ask for (JUnit, the LMS
+   exports with the roster check). */
+static int write_class(const char *out, const gr_options *o, const gr_report_ctx *rc,
+                       const gr_student *st, int n, lk_error *err)
 {
     char *gb = gr_strf("%s/gradebook.csv", out), *sm = gr_strf("%s/summary.md", out);
-    char *ju = gr_strf("%s/junit.xml", out);
-    writer_ctx w = {rc, st, n};
+    char *ju = gr_strf("%s/junit.xml", out), *cv = gr_strf("%s/canvas.csv", out);
+    char *mo = gr_strf("%s/moodle.csv", out), *rk = gr_strf("%s/roster-check.txt", out);
+    writer_ctx w = {rc, st, n, o->roster};
     int r = gr_write_atomic(gb, w_gradebook, &w, err) == 0 &&
                     gr_write_atomic(sm, w_summary, &w, err) == 0 &&
-                    (!junit || gr_write_atomic(ju, w_junit, &w, err) == 0)
+                    (!o->junit || gr_write_atomic(ju, w_junit, &w, err) == 0) &&
+                    (!o->export_canvas || gr_write_atomic(cv, w_canvas, &w, err) == 0) &&
+                    (!o->export_moodle || gr_write_atomic(mo, w_moodle, &w, err) == 0) &&
+                    (!o->roster || gr_write_atomic(rk, w_roster_check, &w, err) == 0)
                 ? 0
                 : -1;
     free(gb);
     free(sm);
     free(ju);
+    free(cv);
+    free(mo);
+    free(rk);
     return r;
 }
 
@@ -174,7 +205,8 @@ static void start_jobs(gr_session *s, gr_student *st, job_queue *q, int current)
 {
     for (; q->started < q->total && q->started <= current + q->ahead; q->started++) {
         int k = q->started;
-        if (k > current && !gr_stop_requested)
+        /* A student's attempts are graded one by one when their turn comes. */
+        if (k > current && !gr_stop_requested && !st[k / s->nlabs].nattempts)
             q->pid[k] = gr_prepare_in_background(s, &st[k / s->nlabs], k % s->nlabs);
     }
 }
@@ -224,9 +256,244 @@ static int jobs_ahead(const gr_session *s, const gr_options *o, char *note, size
     return gr_jobs_that_fit(jobs, per_build, gr_mem_available("/proc/meminfo"), note, size);
 }
 
-static void grade_student(gr_session *s, gr_student *students, int i, int quiet, int width,
-                          job_queue *q, gr_class_tally *t, int *graded_labs)
+/* The rubric's deadline for lab @p l of @p st, with the late days the course's tokens cover
+   (planned over every lab of the rubric, whichever labs this run grades). */
+static void apply_deadline(const gr_session *s, const gr_options *o, const gr_student *st,
+                           int l, gr_lab_result *r)
 {
+    const gr_rubric *rub = &s->rubric;
+    int *covered = gr_xcalloc(rub->nlabs ? rub->nlabs : 1, sizeof *covered), token_days = 0;
+    gr_plan_late_tokens(rub, o->times, st->name, st->root, covered);
+    for (int i = 0; i < rub->nlabs; i++)
+        if (&rub->labs[i] == s->graded[l])
+            token_days = covered[i];
+    gr_apply_deadline(s->graded[l], o->times, st->name, st->root, token_days, r);
+    free(covered);
+}
+
+/* ---- the audit trail: a saved grade never changes in silence -------------------------- */
+
+/* A lab's saved result before this session graded it (read before any build job runs:
+   a job saves what it decides). */
+typedef struct prior_grade {
+    int have;           /* a sealed saved result was there */
+    int decided;
+    double score;
+    char outcome[32];
+    char files_md5[33];
+} prior_grade;
+
+static void read_prior(const gr_session *s, const gr_student *st, int l, prior_grade *p)
+{
+    memset(p, 0, sizeof *p);
+    char *path = gr_result_path(s, st, s->graded[l]->name);
+    gr_lab_result r;
+    lk_error ignored;
+    if (gr_exists(path) && gr_lab_load_sealed(path, &r, s->env.secret, &ignored) == 0) {
+        p->have = 1;
+        p->decided = r.decided;
+        p->score = r.score;
+        snprintf(p->outcome, sizeof p->outcome, "%s", r.outcome);
+        snprintf(p->files_md5, sizeof p->files_md5, "%s", r.files_md5);
+        gr_lab_free(&r);
+    }
+    free(path);
+}
+
+/* After lab @p l of @p st was graded: an audit line when this is a regrade, or when a final
+   grade changed; old and new both from the sealed saved results. */
+static void audit_change(const gr_session *s, const gr_options *o, const gr_student *st, int l,
+                         const prior_grade *before, const gr_lab_result *graded)
+{
+    /* A lab not graded again (grader error, interrupted) keeps its old grade: nothing to say. */
+    if (!before->have || (!o->regrade && !before->decided) ||
+        strcmp(graded->outcome, GR_OUT_ERROR) == 0 || gr_stop_requested)
+        return;
+    char *path = gr_result_path(s, st, s->graded[l]->name);
+    gr_lab_result now;
+    lk_error err;
+    int saved = gr_lab_load_sealed(path, &now, s->env.secret, &err) == 0;
+    free(path);
+    if (!saved)
+        return;
+    /* The outcome is part of the grade: `not gradable` and a graded 0 differ. */
+    const int changed = !now.decided || fabs(now.score - before->score) >= 0.005 ||
+                        strcmp(now.outcome, before->outcome) != 0;
+    if (o->regrade || changed) {
+        char when[32];
+        gr_utc_now(when, sizeof when);
+        char *reason = o->regrade
+                           ? gr_strf("regrade: %s", o->regrade_reason)
+                           : gr_strf("graded again: %s",
+                                     strcmp(now.files_md5, before->files_md5) != 0
+                                         ? "the student files changed"
+                                     : o->force ? "--force"
+                                                : "the kit, the GPU or the grader changed");
+        gr_audit a = {when, (char *)s->env.user, (char *)s->graded[l]->name, reason,
+                      (char *)before->outcome, now.outcome, before->score, now.score,
+                      before->decided, now.decided};
+        char *trail = gr_strf("%s/students/%s/audit.jsonl", s->out, st->dir);
+        if (gr_audit_append(trail, &a, &err) != 0)
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+        char old_score[32] = "-", new_score[32] = "-";
+        if (before->decided)
+            snprintf(old_score, sizeof old_score, "%.2f", before->score);
+        if (now.decided)
+            snprintf(new_score, sizeof new_score, "%.2f", now.score);
+        gr_session_log(s->out, "%s: %s: %s %s -> %s %s: %s", st->name, s->graded[l]->name,
+                       before->outcome, old_score, now.outcome, new_score, reason);
+        free(trail);
+        free(reason);
+    }
+    gr_lab_free(&now);
+}
+
+/* The student's audit trail, for the reports. */
+static void load_audit(const gr_session *s, gr_student *st)
+{
+    char *trail = gr_strf("%s/students/%s/audit.jsonl", s->out, st->dir);
+    lk_error err;
+    gr_audit_free(st->audit, st->naudit);
+    if (gr_audit_load(trail, &st->audit, &st->naudit, &err) != 0)
+        fprintf(stderr, "labkit-grade: %s\n", err.msg);
+    free(trail);
+}
+
+/* A student a regrade does not touch: their saved results, for the gradebook (a lab with none
+   leaves the student pending). */
+static void load_saved_student(const gr_session *s, const gr_options *o, gr_student *st)
+{
+    st->labs = gr_xcalloc(s->nlabs, sizeof *st->labs);
+    st->nlabs = s->nlabs;
+    st->done = 1;
+    for (int l = 0; l < s->nlabs; l++) {
+        char *path = gr_result_path(s, st, s->graded[l]->name);
+        lk_error ignored;
+        if (!gr_exists(path) ||
+            gr_lab_load_sealed(path, &st->labs[l], s->env.secret, &ignored) != 0) {
+            gr_lab_init(&st->labs[l], s->graded[l]->name,
+                        s->graded[l]->points_correct + s->graded[l]->points_perf);
+            st->done = 0;
+        } else if (!st->nattempts) { /* an attempt's result was saved with its penalty */
+            apply_deadline(s, o, st, l, &st->labs[l]);
+        }
+        st->labs[l].reused = 1;
+        free(path);
+    }
+}
+
+/* A regrade changes grades that exist: its student and every graded lab of theirs need a
+   saved result. Returns the student's index, or -1 (said on stderr). */
+static int regrade_target(const gr_session *s, const gr_options *o, const gr_student *st, int n,
+                          prior_grade *prior)
+{
+    int target = -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(st[i].name, o->regrade) == 0)
+            target = i;
+    if (target < 0) {
+        fprintf(stderr, "labkit-grade: --regrade %s: %s has no student folder of that name: "
+                        "give one of its folders\n", o->regrade, s->subs ? s->subs : "self");
+        return -1;
+    }
+    for (int l = 0; l < s->nlabs; l++)
+        if (!prior[target * s->nlabs + l].have) {
+            fprintf(stderr, "labkit-grade: --regrade %s: %s has no saved result: grade the "
+                            "class first (a regrade changes a grade that exists)%s\n",
+                    o->regrade, s->graded[l]->name, s->nlabs > 1 ? ", or give --lab" : "");
+            return -1;
+        }
+    return target;
+}
+
+/* The rubric's speed contests rank the whole class, so they come after it, and the reports
+   of its students are written again with their ranks. */
+static void award_contests(const gr_session *s, const gr_options *o, const gr_report_ctx *rc,
+                           gr_student *st, int n, gr_class_tally *t)
+{
+    int contests = 0, ranked = 0;
+    for (int l = 0; l < s->nlabs; l++)
+        contests += s->graded[l]->contest_points > 0;
+    if (!contests || gr_stop_requested)
+        return;
+    if (o->only) {
+        printf("labkit-grade: speed contests not ranked: --only grades one student of the "
+               "class (grade the class, or --regrade, to rank them)\n");
+        return;
+    }
+    for (int l = 0; l < s->nlabs; l++)
+        ranked += gr_award_contest(s->graded[l], l, st, n);
+    lk_error err;
+    for (int i = 0; ranked && i < n; i++)
+        if (st[i].done && write_student(s->out, rc, &st[i], o->gradescope, &err) != 0) {
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+            t->grader_errors++;
+        }
+}
+
+/* Lab @p l of a student with resubmissions: each attempt graded as a submission of its own
+   (results in students/DIR/attempts/NAME/), its deadline applied with its own time (no late
+   tokens), then the rubric's `resubmissions` rule picks the one that counts, saved as the
+   student's result (what the gradebook, regrades and the audit trail read). */
+static int grade_attempts(gr_session *s, const gr_options *o, const gr_student *st, int l,
+                          gr_lab_result *r, lk_error *err)
+{
+    const gr_lab_rubric *lab = s->graded[l];
+    const int n = st->nattempts;
+    gr_lab_result *tries = gr_xcalloc(n, sizeof *tries);
+    int rc = 0, graded = 0, reused = 1;
+    for (int a = 0; a < n && rc == 0 && !gr_stop_requested; a++, graded++) {
+        char safe[200];
+        gr_safe_name(st->attempts[a], safe, sizeof safe);
+        gr_student one = {.name = gr_strf("%s/attempts/%s", st->name, st->attempts[a]),
+                          .dir = gr_strf("%s/attempts/%s", st->dir, safe),
+                          .root = gr_strf("%s/attempts/%s", st->root, st->attempts[a])};
+        rc = gr_grade_lab(s, &one, l, &tries[a], err);
+        if (rc == 0)
+            gr_apply_deadline(lab, o->times, one.name, one.root, 0, &tries[a]);
+        reused &= tries[a].reused;
+        free(one.name);
+        free(one.dir);
+        free(one.root);
+    }
+    if (rc == 0 && gr_stop_requested)
+        rc = lk_fail(err, "interrupted: this lab's attempts will be graded again");
+    if (rc == 0) {
+        const int pick = gr_pick_attempt(tries, n, lab->resubmit_best);
+        gr_buf why = {0};
+        gr_buf_printf(&why, "%s of %d attempts: %s counts", lab->resubmit_best ? "best" : "last",
+                      n, st->attempts[pick]);
+        for (int a = 0; a < n; a++)
+            if (tries[a].decided)
+                gr_buf_printf(&why, "%s%s %.2f", a ? "; " : " (", st->attempts[a],
+                              tries[a].score);
+            else
+                gr_buf_printf(&why, "%s%s not final", a ? "; " : " (", st->attempts[a]);
+        gr_buf_puts(&why, ")");
+        gr_lab_free(r);
+        *r = tries[pick];
+        memset(&tries[pick], 0, sizeof tries[pick]);
+        gr_lab_add(r, "policy", "resubmissions", GR_PASS, gr_buf_str(&why), NULL);
+        gr_buf_free(&why);
+        r->reused = reused;
+        char *dir = gr_strf("%s/students/%s/labs", s->out, st->dir);
+        char *path = gr_result_path(s, st, lab->name);
+        rc = gr_mkdir_p(dir, 0755, err) == 0 ? gr_lab_save_sealed(path, r, s->env.secret, err)
+                                             : -1;
+        free(dir);
+        free(path);
+    }
+    for (int a = 0; a < graded; a++)
+        gr_lab_free(&tries[a]);
+    free(tries);
+    return rc;
+}
+
+static void grade_student(gr_session *s, gr_student *students, int i, const gr_options *o,
+                          int width, job_queue *q, gr_class_tally *t, int *graded_labs,
+                          const prior_grade *prior)
+{
+    const int quiet = o->quiet;
     gr_student *st = &students[i];
     lk_error err;
     st->labs = gr_xcalloc(s->nlabs, sizeof *st->labs);
@@ -238,7 +505,9 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
         start_jobs(s, students, q, k);
         lk_error_clear(&err);
         const double began = now_s();
-        if (gr_grade_prepared(s, st, l, q->pid[k], r, &err) != 0) {
+        const int rc = st->nattempts ? grade_attempts(s, o, st, l, r, &err)
+                                     : gr_grade_prepared(s, st, l, q->pid[k], r, &err);
+        if (rc != 0) {
             t->grader_errors++;
             fprintf(stderr, "labkit-grade: %s: %s: %s\n", st->name, lab->name, err.msg);
             gr_lab_free(r);
@@ -247,6 +516,8 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
             gr_lab_outcome(r, GR_OUT_ERROR, "not graded: grader error: %s", err.msg);
             gr_lab_redact(r, s->seed);
         }
+        if (!st->nattempts)
+            apply_deadline(s, o, st, l, r);
         q->pid[k] = -1;
         *graded_labs += !r->reused;
         if (strcmp(r->outcome, GR_OUT_GPU_NOT_RUN) == 0)
@@ -255,6 +526,7 @@ static void grade_student(gr_session *s, gr_student *students, int i, int quiet,
             t->grader_errors += r->nchecks > 0 && strcmp(r->checks[0].stage, "grader") != 0;
         if (!quiet)
             print_lab(r, width, now_s() - began);
+        audit_change(s, o, st, l, &prior[k], r);
     }
     st->done = !gr_stop_requested;
     log_student(s, st);
@@ -276,6 +548,21 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                    "grader %s, kit %s", s->seed, o->seed_given ? "given with --seed" : "random",
                    n, n == 1 ? "" : "s", rctx.submissions, GR_GRADER_VERSION,
                    s->env.kit_version);
+    /* Every saved grade as it was, before a build job can replace one. */
+    prior_grade *prior = gr_xcalloc(q.total ? q.total : 1, sizeof *prior);
+    for (int k = 0; k < q.total; k++)
+        read_prior(s, &st[k / s->nlabs], k % s->nlabs, &prior[k]);
+    const int target = o->regrade ? regrade_target(s, o, st, n, prior) : -1;
+    if (o->regrade && target < 0) {
+        t->refused = 1;
+        free(prior);
+        return;
+    }
+    if (o->regrade) {
+        q.ahead = 0; /* no build job for a student the regrade does not touch */
+        gr_session_log(s->out, "regrade of %s by %s: %s", o->regrade, s->env.user,
+                       o->regrade_reason);
+    }
     q.pid = gr_xcalloc(q.total ? q.total : 1, sizeof *q.pid);
     for (int k = 0; k < q.total; k++)
         q.pid[k] = -1;
@@ -295,25 +582,36 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
     const double t0 = now_s();
     int graded_labs = 0, i;
     for (i = 0; i < n && !gr_stop_requested; i++) {
+        if (o->regrade && i != target) {
+            load_saved_student(s, o, &st[i]);
+            load_audit(s, &st[i]);
+            continue;
+        }
         if (!o->quiet)
             print_progress(i, n, st[i].name, now_s() - t0, graded_labs, (n - i) * s->nlabs);
-        grade_student(s, st, i, o->quiet, width, &q, t, &graded_labs);
+        grade_student(s, st, i, o, width, &q, t, &graded_labs, prior);
+        load_audit(s, &st[i]);
         if (write_student(s->out, &rctx, &st[i], o->gradescope, &err) != 0 ||
-            write_class(s->out, &rctx, st, n, o->junit, &err) != 0) {
+            write_class(s->out, o, &rctx, st, n, &err) != 0) {
             fprintf(stderr, "labkit-grade: %s\n", err.msg);
             t->grader_errors++;
         }
     }
     stop_jobs(&q, 0);
     free(q.pid);
-    if (write_class(s->out, &rctx, st, n, o->junit, &err) != 0) {
+    free(prior);
+    award_contests(s, o, &rctx, st, n, t);
+    if (write_class(s->out, o, &rctx, st, n, &err) != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);
         t->grader_errors++;
     }
     if (!o->quiet && !gr_stop_requested) {
         char took[32];
         format_duration(now_s() - t0, took, sizeof took);
-        printf("labkit-grade: %d student%s graded in %s\n", n, n == 1 ? "" : "s", took);
+        if (o->regrade)
+            printf("labkit-grade: %s regraded in %s\n", o->regrade, took);
+        else
+            printf("labkit-grade: %d student%s graded in %s\n", n, n == 1 ? "" : "s", took);
     }
 }
 
@@ -353,11 +651,28 @@ static void print_table(const gr_session *s, const gr_student *students, int n)
 int gr_finish_class(const gr_session *s, const gr_options *o, const gr_student *st, int n,
                     const gr_class_tally *t)
 {
+    if (t->refused)
+        return EXIT_USAGE;
     print_table(s, st, n);
     printf("\ngradebook: %s/gradebook.csv\nreports:   %s/students/NAME/report.md (and "
            "report.json)\nsummary:   %s/summary.md\n", s->out, s->out, s->out);
     if (o->junit)
         printf("junit:     %s/junit.xml\n", s->out);
+    if (o->export_canvas)
+        printf("canvas:    %s/canvas.csv\n", s->out);
+    if (o->export_moodle)
+        printf("moodle:    %s/moodle.csv\n", s->out);
+    if (o->gradescope)
+        printf("gradescope: %s/students/NAME/results.json\n", s->out);
+    if (o->roster) {
+        int none, unknown;
+        gr_roster_unmatched(o->roster, st, n, &none, &unknown);
+        /* Nobody is dropped in silence: a student on one side only is named in the check. */
+        if (none || unknown)
+            printf("labkit-grade: roster: %d on the roster without a submission, %d "
+                   "submission%s not on the roster: see %s/roster-check.txt\n", none, unknown,
+                   unknown == 1 ? "" : "s", s->out);
+    }
     if (gr_stop_requested) {
         printf("labkit-grade: interrupted: finished results are saved; run again to resume\n");
         return EXIT_ERROR;

@@ -12,13 +12,15 @@
 typedef struct gr_class_tally {
     int gpu_not_run;   /**< Labs whose GPU stages were not run. */
     int grader_errors; /**< Labs the grader (or the kit) could not grade. */
+    int refused;       /**< Nothing graded: the request was wrong (a --regrade of a student
+                            or lab with no saved result; said on stderr). */
 } gr_class_tally;
 
 /** Grade every lab of the @p n students (stops early when interrupted). */
 void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                     gr_class_tally *tally);
 
-/** Print the final table and where the reports are; return the exit status (0, 1 or 4). */
+/** Print the final table and where the reports are; return the exit status (0, 1, 2 or 4). */
 int gr_finish_class(const gr_session *s, const gr_options *o, const gr_student *st, int n,
                     const gr_class_tally *tally);
 

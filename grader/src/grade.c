@@ -56,6 +56,17 @@ static int files_md5(const gr_lab_rubric *lab, const char *src_dir, char out[33]
     return lk_md5_end(md5, out, err);
 }
 
+/* Are the student files the kit's skeleton, unchanged (same names and bytes as the kit's
+   labs/LAB/ files)? Nothing of the student's would be graded. */
+static int is_skeleton(const gr_session *s, const gr_lab_rubric *lab, const char *md5)
+{
+    char *kit_lab = gr_strf("%s/labs/%s", s->kit, lab->name), skeleton[33];
+    lk_error ignored;
+    int same = files_md5(lab, kit_lab, skeleton, &ignored) == 0 && strcmp(skeleton, md5) == 0;
+    free(kit_lab);
+    return same;
+}
+
 static int fresh_work(const char *work, lk_error *err)
 {
     if (gr_rm_rf(work, err) != 0)
@@ -174,6 +185,16 @@ static int prepare_lab(gr_session *s, const gr_student *st, int li, gr_lab_resul
     r->files_md5 = gr_xstrdup(md5);
     free(r->key);
     r->key = gr_xstrdup(key);
+
+    /* Self-grading grades the kit's own files: there they are the student's work. */
+    if (!s->self && is_skeleton(s, lab, md5)) {
+        gr_lab_add(r, "files", "changed from the skeleton", GR_FAIL, "every student file is "
+                   "the kit's skeleton, unchanged: hand in your own version", NULL);
+        gr_lab_outcome(r, GR_OUT_SKELETON, "not gradable: the kit's skeleton, unchanged");
+        r->decided = 1;
+        rc = finish(s, st, r, err);
+        goto done;
+    }
 
     if (!s->force && reuse_saved(s, st, lab, key, r)) {
         *stage = STAGE_REUSED;

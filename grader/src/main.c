@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "class.h"
+#include "merge.h"
 #include "labkit/cli.h"
 #include "sandbox.h"
+#include "static_check.h"
 #include "util.h"
 
 #ifndef LK_TOP_DIR
@@ -19,6 +22,12 @@
 #endif
 
 enum { EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+/* --static LAB: only the static checks of one lab (static_check.h); --objects says where
+   its objects are, and the arguments MAKEVAR=PATH where its student files are. */
+static const char *static_lab, *static_objects;
+/* --merge PARTS: build the class's outputs from students graded apart (merge.h). */
+static const char *merge_parts;
 
 static void usage(FILE *f)
 {
@@ -33,11 +42,26 @@ static void usage(FILE *f)
           "  --lib FILE              the kit library (default: KIT/build/common/liblabkit.a)\n"
           "  --seed N                seed of the hidden datasets, to repeat a session (default:\n"
           "                          a new one from /dev/urandom); kept in OUT/session.log\n"
+          "  --seed-file FILE        the seed in a file only you can read (mode 0600), so\n"
+          "                          that no process list shows it (Slurm array tasks)\n"
           "  --only NAME             grade only the student NAME\n"
           "  --lab NAME              grade only lab NAME (e.g. 04-halo-tiling)\n"
           "  --force                 re-grade results that are unchanged since the last run\n"
           "  --junit                 also write OUT/junit.xml\n"
-          "  --gradescope            also write OUT/students/NAME/results.json\n"
+          "  --export WHAT[,WHAT]    also write what an LMS imports as it is: canvas\n"
+          "                          (OUT/canvas.csv), moodle (OUT/moodle.csv), both from\n"
+          "                          --roster, and gradescope (OUT/students/NAME/results.json)\n"
+          "  --roster FILE           CSV: folder, then name, canvas_id, sis_user_id,\n"
+          "                          sis_login_id, section, email, idnumber, username (any\n"
+          "                          of them; grader/README.md); OUT/roster-check.txt lists\n"
+          "                          who is on one side only\n"
+          "  --gradescope            the same as --export gradescope\n"
+          "  --submission-times FILE CSV (folder,lab,submitted) of when each lab was handed\n"
+          "                          in, for the rubric's deadlines (default: the student\n"
+          "                          files' modification times, which the report says)\n"
+          "  --regrade NAME          grade student NAME again (all labs, or --lab) with a new\n"
+          "                          seed; --reason TEXT says why; the old and new scores go\n"
+          "                          to the audit trail of the student's report\n"
           "  --no-gpu                do not run the GPU stages even if a GPU is present\n"
           "  --assume-gpu WHAT       run the GPU stages without probing for a device (for\n"
           "                          testing the grader with stand-in drivers)\n"
@@ -56,17 +80,70 @@ static void usage(FILE *f)
           "  --runs N                run N correctness checks side by side (default: 3/4\n"
           "                          of the CPUs, at most 12; 1: one at a time); timed rounds\n"
           "                          always run alone\n"
+          "  --merge PARTS           grade nothing: build OUT's gradebook, reports, summary\n"
+          "                          and exports from PARTS/NAME, each student graded alone\n"
+          "                          with --only NAME --out PARTS/NAME (make grade SLURM=1)\n"
+          "  --static LAB --objects DIR MAKEVAR=PATH...\n"
+          "                          only the static checks of lab LAB (source rules,\n"
+          "                          includes, symbols) on the given student files and their\n"
+          "                          objects in DIR, as a lab's make check runs them; exit 3\n"
+          "                          with the grader's reason when they fail\n"
           "  -q, --quiet             print only the final table\n"
           "  -h, --help              this text\n"
           "Exit status: 0 everything graded, 1 grader error or interrupted, 2 bad usage,\n"
           "4 graded as far as possible but the GPU stages were not run (no GPU).\n", f);
 }
 
-static int parse_args(int argc, char **argv, gr_options *o)
+/* --export canvas,moodle,gradescope (or the option given once per format). */
+static int parse_exports(const char *list, gr_options *o)
+{
+    char *copy = gr_xstrdup(list), *save = NULL;
+    int rc = 0;
+    for (char *w = strtok_r(copy, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
+        if (strcmp(w, "canvas") == 0)
+            o->export_canvas = 1;
+        else if (strcmp(w, "moodle") == 0)
+            o->export_moodle = 1;
+        else if (strcmp(w, "gradescope") == 0)
+            o->gradescope = 1;
+        else {
+            fprintf(stderr, "labkit-grade: --export %s: unknown format '%s': give canvas, "
+                            "moodle or gradescope\n", list, w);
+            rc = -1;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* --seed-file FILE: the seed kept off the command line, which any user of the node sees. */
+static int read_seed_file(const char *path, unsigned long long *seed)
+{
+    lk_error err;
+    struct stat st;
+    char *text = gr_read_regular(path, 64, NULL, &err);
+    if (text && (stat(path, &st) != 0 || (st.st_mode & 077) != 0))
+        lk_fail(&err, "%s: readable by others: the seed is the instructor's; chmod 600 %s",
+                path, path);
+    else if (text) {
+        text[strcspn(text, "\n")] = '\0';
+        if (lk_parse_seed("--seed-file", text, seed, &err) == 0) {
+            free(text);
+            return 0;
+        }
+    }
+    fprintf(stderr, "labkit-grade: %s\n", err.msg);
+    free(text);
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
+                      const char **times)
 {
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
            O_NOGPU, O_LOCK, O_LOCK_TIMEOUT, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS,
-           O_RUNS };
+           O_RUNS, O_EXPORT, O_ROSTER, O_STATIC, O_OBJECTS, O_REGRADE,
+           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -81,7 +158,16 @@ static int parse_args(int argc, char **argv, gr_options *o)
         {"accept-implausible", no_argument, 0, O_ACCEPT},
         {"jobs", required_argument, 0, O_JOBS},
         {"runs", required_argument, 0, O_RUNS},
+        {"export", required_argument, 0, O_EXPORT},
+        {"roster", required_argument, 0, O_ROSTER},
+        {"regrade", required_argument, 0, O_REGRADE},
+        {"reason", required_argument, 0, O_REASON},
+        {"submission-times", required_argument, 0, O_TIMES},
         {"lock-timeout", required_argument, 0, O_LOCK_TIMEOUT},
+        {"static", required_argument, 0, O_STATIC},
+        {"objects", required_argument, 0, O_OBJECTS},
+        {"merge", required_argument, 0, O_MERGE},
+        {"seed-file", required_argument, 0, O_SEED_FILE},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -138,6 +224,25 @@ static int parse_args(int argc, char **argv, gr_options *o)
                 return -1;
             }
             break;
+        case O_EXPORT:
+            if (parse_exports(optarg, o) != 0)
+                return -1;
+            break;
+        case O_ROSTER: *roster = optarg; break;
+        case O_REGRADE: o->regrade = optarg; break;
+        case O_REASON: o->regrade_reason = optarg; break;
+        case O_TIMES: *times = optarg; break;
+        case O_STATIC: static_lab = optarg; break;
+        case O_OBJECTS: static_objects = optarg; break;
+        case O_MERGE:
+            merge_parts = optarg;
+            o->no_gpu = 1; /* a merge runs nothing: the login node's GPU does not matter */
+            break;
+        case O_SEED_FILE:
+            if (read_seed_file(optarg, &o->seed) != 0)
+                return -1;
+            o->seed_given = 1;
+            break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':':
@@ -148,7 +253,37 @@ static int parse_args(int argc, char **argv, gr_options *o)
             return -1;
         }
     }
-    if (optind < argc) {
+    /* A regrade is one student graded again on a fresh seed, for a reason on the record. */
+    if (o->regrade || o->regrade_reason) {
+        const char *why = !o->regrade ? "--reason goes with --regrade NAME"
+                          : !o->regrade_reason || !o->regrade_reason[0]
+                              ? "--regrade needs --reason TEXT: why the grade is looked at again"
+                          : o->only ? "--regrade names the student: leave out --only"
+                          : o->seed_given ? "--regrade draws a new seed: leave out --seed"
+                                          : NULL;
+        if (why) {
+            fprintf(stderr, "labkit-grade: %s\n", why);
+            return -1;
+        }
+        o->force = 1;
+    }
+    if ((o->export_canvas || o->export_moodle) && !*roster) {
+        fprintf(stderr, "labkit-grade: --export %s needs --roster FILE: a CSV with the "
+                        "folder and LMS identity of each student (see grader/README.md)\n",
+                o->export_canvas ? "canvas" : "moodle");
+        return -1;
+    }
+    if (merge_parts && (o->only || o->regrade)) {
+        fprintf(stderr, "labkit-grade: --merge builds the whole class from its parts: leave "
+                        "out %s\n", o->only ? "--only" : "--regrade");
+        return -1;
+    }
+    if (static_lab && !static_objects) {
+        fprintf(stderr, "labkit-grade: --static %s needs --objects DIR, the lab's build folder "
+                        "(see -h)\n", static_lab);
+        return -1;
+    }
+    if (optind < argc && !static_lab) {
         fprintf(stderr, "labkit-grade: unexpected argument '%s': give folders with "
                         "--submissions and --out (see -h)\n", argv[optind]);
         return -1;
@@ -177,11 +312,36 @@ static void catch_signals(void)
 int main(int argc, char **argv)
 {
     gr_options o;
-    if (parse_args(argc, argv, &o) != 0)
+    const char *roster_path = NULL, *times_path = NULL;
+    if (parse_args(argc, argv, &o, &roster_path, &times_path) != 0)
         return EXIT_USAGE;
-    catch_signals();
+    if (static_lab) {
+        gr_static_request q = {o.kit, o.rubric, o.lib, o.cuda_arch, static_lab, static_objects,
+                               argv + optind, argc - optind};
+        return gr_static_check(&q);
+    }
     lk_error err;
     lk_error_clear(&err);
+    gr_roster roster = {0};
+    if (roster_path) {
+        if (gr_roster_read(roster_path, &roster, &err) != 0 ||
+            gr_roster_check(&roster, o.export_canvas, o.export_moodle, &err) != 0) {
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+            gr_roster_free(&roster);
+            return EXIT_USAGE;
+        }
+        o.roster = &roster;
+    }
+    gr_submission_times times = {0};
+    if (times_path) {
+        if (gr_submission_times_read(times_path, &times, &err) != 0) {
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+            gr_roster_free(&roster);
+            return EXIT_USAGE;
+        }
+        o.times = &times;
+    }
+    catch_signals();
     gr_session s;
     int status = gr_session_open(&s, &o, &err);
     gr_student *students = NULL;
@@ -190,6 +350,8 @@ int main(int argc, char **argv)
         status = EXIT_ERROR;
     if (status != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);
+    } else if (merge_parts) {
+        status = gr_merge_parts(&s, &o, merge_parts, students, n);
     } else {
         gr_class_tally tally;
         gr_grade_class(&s, &o, students, n, &tally);
@@ -197,5 +359,7 @@ int main(int argc, char **argv)
     }
     gr_free_students(students, n);
     gr_session_close(&s);
+    gr_roster_free(&roster);
+    gr_submission_times_free(&times);
     return status;
 }

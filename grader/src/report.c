@@ -71,7 +71,10 @@ int gr_write_gradebook(FILE *f, const gr_report_ctx *c, const gr_student *st, in
         for (int l = 0; l < c->nlabs; l++) {
             const gr_lab_result *r = st[i].done ? find_lab(&st[i], c->labs[l]->name) : NULL;
             fputc(',', f);
-            if (r && r->decided)
+            /* Not gradable is no graded 0: the instructor decides what it is worth. */
+            if (r && r->decided && gr_lab_not_gradable(r))
+                fputs("not gradable", f);
+            else if (r && r->decided)
                 fprintf(f, "%.2f", r->score);
         }
         fputc(',', f);
@@ -217,6 +220,36 @@ static void md_perf(FILE *f, const gr_perf *p)
     fputs("\n", f);
 }
 
+static void audit_score(char *buf, size_t size, int decided, double score, const char *outcome)
+{
+    if (decided)
+        snprintf(buf, size, "%.2f (%s)", score, outcome);
+    else
+        snprintf(buf, size, "- (%s)", outcome);
+}
+
+/* The audit trail: every change of a saved grade, who made it, when and why. */
+static void md_audit(FILE *f, const gr_student *st)
+{
+    if (!st->naudit)
+        return;
+    fputs("## Grade changes\n\n| date | by | lab | before | after | reason |\n"
+          "|---|---|---|---|---|---|\n", f);
+    for (int i = 0; i < st->naudit; i++) {
+        const gr_audit *a = &st->audit[i];
+        char before[96], after[96];
+        audit_score(before, sizeof before, a->old_decided, a->old_score, a->old_outcome);
+        audit_score(after, sizeof after, a->new_decided, a->new_score, a->new_outcome);
+        const char *cells[] = {a->when, a->who, a->lab, before, after, a->reason};
+        for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+            fputs(k ? " | " : "| ", f);
+            md_cell(f, cells[k]);
+        }
+        fputs(" |\n", f);
+    }
+    fputs("\n", f);
+}
+
 int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
 {
     fputs("# Grade report: ", f);
@@ -296,6 +329,7 @@ int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
         }
     }
     fputs("\n", f);
+    md_audit(f, st);
     md_environment(f, c);
     return 0;
 }
@@ -348,7 +382,32 @@ int gr_write_student_json(FILE *f, const gr_report_ctx *c, const gr_student *st)
     free(status);
     fputs(",\"environment\":", f);
     json_env(f, c);
-    fputs(",\"labs\":[", f);
+    fputs(",\"audit\":[", f);
+    for (int i = 0; i < st->naudit; i++) {
+        const gr_audit *a = &st->audit[i];
+        const char *keys[] = {"when", "who", "lab", "reason", "old_outcome", "new_outcome"};
+        const char *values[] = {a->when, a->who, a->lab, a->reason, a->old_outcome,
+                                a->new_outcome};
+        fputs(i ? ",{" : "{", f);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            fputs(k ? "," : "", f);
+            lk_json_string(f, keys[k]);
+            fputc(':', f);
+            lk_json_string(f, values[k]);
+        }
+        fputs(",\"old_score\":", f);
+        if (a->old_decided)
+            lk_json_number(f, a->old_score);
+        else
+            fputs("null", f);
+        fputs(",\"new_score\":", f);
+        if (a->new_decided)
+            lk_json_number(f, a->new_score);
+        else
+            fputs("null", f);
+        fputs("}", f);
+    }
+    fputs("],\"labs\":[", f);
     for (int i = 0; i < st->nlabs; i++) {
         if (i)
             fputc(',', f);
@@ -371,7 +430,7 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
         fputs(". Labs that built have no final score.\n\n", f);
     }
     fputs("## Scores per lab\n\nOver the labs handed in and decided (a missing lab is 0 in the "
-          "gradebook and counted in its outcomes only).\n\n"
+          "gradebook, a not gradable one is `not gradable`: counted in its outcomes only).\n\n"
           "| lab | handed in, decided | mean | median | min | max | outcomes |\n"
           "|---|---|---|---|---|---|---|\n", f);
     for (int l = 0; l < c->nlabs; l++) {
@@ -380,18 +439,20 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
         int k = 0;
         static const char *const outcomes[] = {GR_OUT_CORRECT, GR_OUT_INCORRECT, GR_OUT_BUILD_FAILED,
                                                GR_OUT_REJECTED, GR_OUT_MISSING, GR_OUT_GPU_NOT_RUN,
-                                               GR_OUT_ERROR};
-        int counts[7] = {0}, pending = 0;
+                                               GR_OUT_ERROR, GR_OUT_SKELETON};
+        enum { NOUTCOMES = sizeof outcomes / sizeof outcomes[0] };
+        int counts[NOUTCOMES] = {0}, pending = 0;
         for (int i = 0; i < n; i++) {
             const gr_lab_result *r = st[i].done ? find_lab(&st[i], lab->name) : NULL;
             if (!r) {
                 pending++;
                 continue;
             }
-            /* A missing lab's 0 says nothing of the work handed in: the figures leave it out. */
-            if (r->decided && strcmp(r->outcome, GR_OUT_MISSING) != 0)
+            /* A missing or not gradable lab's 0 says nothing of the work handed in: the
+               figures leave it out. */
+            if (r->decided && strcmp(r->outcome, GR_OUT_MISSING) != 0 && !gr_lab_not_gradable(r))
                 v[k++] = r->score;
-            for (int o = 0; o < 7; o++)
+            for (int o = 0; o < NOUTCOMES; o++)
                 counts[o] += strcmp(r->outcome, outcomes[o]) == 0;
         }
         fputs("| ", f);
@@ -411,7 +472,7 @@ int gr_write_summary(FILE *f, const gr_report_ctx *c, const gr_student *st, int 
             fputs(" - | - | - | - |", f);
         }
         int any = 0;
-        for (int o = 0; o < 7; o++)
+        for (int o = 0; o < NOUTCOMES; o++)
             if (counts[o])
                 fprintf(f, "%s %s %d", any++ ? "," : "", outcomes[o], counts[o]);
         if (pending)
@@ -598,8 +659,9 @@ int gr_write_junit(FILE *f, const gr_report_ctx *c, const gr_student *st, int n)
     return 0;
 }
 
+/* One test of a Gradescope results.json; @p visibility is one of the spec's words. */
 static void gs_test(FILE *f, int *first, const char *name, double score, double max,
-                    int passed, const char *output)
+                    int passed, const char *visibility, const char *output)
 {
     fputs(*first ? "" : ",", f);
     *first = 0;
@@ -609,9 +671,24 @@ static void gs_test(FILE *f, int *first, const char *name, double score, double 
     lk_json_number(f, score);
     fputs(",\"max_score\":", f);
     lk_json_number(f, max);
-    fprintf(f, ",\"status\":\"%s\",\"output\":", passed ? "passed" : "failed");
+    fprintf(f, ",\"status\":\"%s\",\"visibility\":\"%s\",\"output\":",
+            passed ? "passed" : "failed", visibility);
     lk_json_string(f, output);
     fputs("}", f);
+}
+
+/* A check on a hidden dataset: its name says so ("hidden KIND:ROWSxCOLS ..."). */
+static int hidden_check(const gr_check *ck)
+{
+    return strncmp(ck->name, "hidden ", 7) == 0 || strstr(ck->name, "(hidden seed)") != NULL;
+}
+
+static int has_hidden_datasets(const gr_lab_rubric *lab)
+{
+    for (int i = 0; lab && i < lab->ndatasets; i++)
+        if (lab->datasets[i].hidden)
+            return 1;
+    return 0;
 }
 
 int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
@@ -619,9 +696,13 @@ int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
     double total, max;
     int decided;
     gr_student_total(st, &total, &max, &decided);
+    double seconds = 0;
+    for (int i = 0; i < st->nlabs; i++)
+        for (int k = 0; k < st->labs[i].nchecks; k++)
+            seconds += st->labs[i].checks[k].seconds;
     fputs("{\"score\":", f);
     lk_json_number(f, total);
-    fputs(",\"output\":", f);
+    fprintf(f, ",\"execution_time\":%.0f,\"output\":", seconds);
     char *status = gr_student_status(st);
     char *out = gr_strf("%s%s%s", status, c->gpu_note ? "; GPU stages not run: " : "",
                         c->gpu_note ? c->gpu_note : "");
@@ -637,15 +718,36 @@ int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
             if (strcmp(c->labs[l]->name, r->lab) == 0)
                 lab = c->labs[l];
         double cmax = lab ? lab->points_correct : r->max, pmax = lab ? lab->points_perf : 0;
+        /* The points depend on the hidden datasets (performance is timed only when they
+           pass): shown once the instructor publishes the grades; the public checks at once. */
+        const char *scored = has_hidden_datasets(lab) ? "after_published" : "visible";
+        const char *heading = gr_lab_not_gradable(r) ? "not gradable, " : "";
+        /* The public checks alone, without the outcome and summary, which may tell of a
+           hidden dataset (`incorrect`, its name). */
         gr_buf details = {0};
-        gr_buf_printf(&details, "%s: %s\n", r->outcome, r->summary);
+        gr_buf_puts(&details, heading);
+        for (int k = 0; k < r->nchecks; k++)
+            if (strcmp(r->checks[k].stage, "performance") != 0 && !hidden_check(&r->checks[k]))
+                gr_buf_printf(&details, "[%s] %s: %s\n", r->checks[k].status, r->checks[k].name,
+                              r->checks[k].reason);
+        int public_passed = 1;
+        for (int k = 0; k < r->nchecks; k++)
+            if (strcmp(r->checks[k].stage, "performance") != 0 &&
+                strcmp(r->checks[k].stage, "policy") != 0 && !hidden_check(&r->checks[k]))
+                public_passed &= strcmp(r->checks[k].status, GR_FAIL) != 0;
+        char *name = gr_strf("%s: build and public datasets", r->lab);
+        gs_test(f, &first, name, 0, 0, r->decided && public_passed && !gr_lab_not_gradable(r),
+                "visible", gr_buf_str(&details));
+        free(name);
+        gr_buf_free(&details);
+        gr_buf_printf(&details, "%s%s: %s\n", heading, r->outcome, r->summary);
         for (int k = 0; k < r->nchecks; k++)
             if (strcmp(r->checks[k].stage, "performance") != 0)
                 gr_buf_printf(&details, "[%s] %s: %s\n", r->checks[k].status, r->checks[k].name,
                               r->checks[k].reason);
-        char *name = gr_strf("%s: correctness", r->lab);
+        name = gr_strf("%s: correctness", r->lab);
         gs_test(f, &first, name, r->correctness, cmax, r->decided && r->correctness >= cmax,
-                gr_buf_str(&details));
+                scored, gr_buf_str(&details));
         free(name);
         gr_buf_free(&details);
         for (int k = 0; k < r->nchecks; k++)
@@ -654,12 +756,34 @@ int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
                               r->checks[k].reason);
         name = gr_strf("%s: performance", r->lab);
         gs_test(f, &first, name, r->performance, pmax, r->decided && r->performance >= pmax,
-                gr_buf_str(&details));
+                scored, gr_buf_str(&details));
         free(name);
         gr_buf_free(&details);
     }
+    /* The leaderboard (shown where the assignment enables it): speed against the solution. */
+    fputs("],\"leaderboard\":[", f);
+    int entries = 0;
+    for (int i = 0; i < st->nlabs; i++) {
+        const gr_perf *p = &st->labs[i].perf;
+        if (!p->measured || !p->have_solution || p->implausible)
+            continue;
+        char *name = gr_strf("%s: speed vs solution", st->labs[i].lab);
+        fputs(entries++ ? ",{\"name\":" : "{\"name\":", f);
+        lk_json_string(f, name);
+        fputs(",\"value\":", f);
+        lk_json_number(f, p->score.ratio.median);
+        fputs(",\"order\":\"desc\"}", f);
+        free(name);
+    }
     fputs("],\"extra_data\":{\"environment\":", f);
     json_env(f, c);
-    fputs("}}\n", f);
+    fputs(",\"not_gradable\":[", f);
+    int ng = 0;
+    for (int i = 0; i < st->nlabs; i++)
+        if (gr_lab_not_gradable(&st->labs[i])) {
+            fputs(ng++ ? "," : "", f);
+            lk_json_string(f, st->labs[i].lab);
+        }
+    fputs("]}}\n", f);
     return 0;
 }

@@ -1,11 +1,14 @@
 #include "result.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "env.h"
 #include "labkit/json.h"
@@ -84,6 +87,12 @@ void gr_lab_outcome(gr_lab_result *r, const char *outcome, const char *fmt, ...)
     gr_buf_puts(&b, line);
     free(r->summary);
     r->summary = gr_buf_take(&b);
+}
+
+int gr_lab_not_gradable(const gr_lab_result *r)
+{
+    return r->outcome && (strcmp(r->outcome, GR_OUT_BUILD_FAILED) == 0 ||
+                          strcmp(r->outcome, GR_OUT_SKELETON) == 0);
 }
 
 void gr_student_total(const gr_student *s, double *score, double *max, int *decided)
@@ -455,4 +464,105 @@ void gr_lab_redact(gr_lab_result *r, unsigned long long seed)
     char *reason = gr_redact_seed(r->perf.score.reason, seed);
     snprintf(r->perf.score.reason, sizeof r->perf.score.reason, "%s", reason);
     free(reason);
+}
+
+/* ---- the audit trail of grade changes ---------------------------------------------------- */
+
+int gr_audit_append(const char *path, const gr_audit *a, lk_error *err)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (!m)
+        return lk_fail(err, "%s: out of memory", path);
+    fputs("{", m);
+    key_string(m, "when", a->when, 0);
+    key_string(m, "who", a->who, 1);
+    key_string(m, "lab", a->lab, 1);
+    key_string(m, "reason", a->reason, 1);
+    key_string(m, "old_outcome", a->old_outcome, 1);
+    fputs(",\"old_score\":", m);
+    if (a->old_decided)
+        lk_json_number(m, a->old_score);
+    else
+        fputs("null", m);
+    key_string(m, "new_outcome", a->new_outcome, 1);
+    fputs(",\"new_score\":", m);
+    if (a->new_decided)
+        lk_json_number(m, a->new_score);
+    else
+        fputs("null", m);
+    fputs("}\n", m);
+    fclose(m);
+    /* One write of one line with O_APPEND: entries are never interleaved or rewritten. */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = 0;
+    if (fd < 0)
+        rc = lk_fail(err, "%s: cannot open the audit trail: %s", path, strerror(errno));
+    else if (write(fd, line, len) != (ssize_t)len || fsync(fd) != 0)
+        rc = lk_fail(err, "%s: cannot append to the audit trail: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    free(line);
+    return rc;
+}
+
+int gr_audit_load(const char *path, gr_audit **out, int *n, lk_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!gr_exists(path))
+        return 0;
+    char *text = gr_read_regular(path, 16 << 20, NULL, err);
+    if (!text)
+        return -1;
+    int rc = 0, line = 0;
+    for (char *p = text, *next; rc == 0 && *p; p = next) {
+        next = strchr(p, '\n');
+        next = next ? (*next = '\0', next + 1) : p + strlen(p);
+        line++;
+        if (!*p)
+            continue;
+        char *where = gr_strf("%s:%d", path, line);
+        gr_json *j = gr_json_parse(p, where, err);
+        free(where);
+        if (!j) {
+            rc = -1;
+            break;
+        }
+        *out = gr_xrealloc(*out, (*n + 1) * sizeof **out);
+        gr_audit *a = &(*out)[(*n)++];
+        a->when = take_str(j, "when", "");
+        a->who = take_str(j, "who", "");
+        a->lab = take_str(j, "lab", "");
+        a->reason = take_str(j, "reason", "");
+        a->old_outcome = take_str(j, "old_outcome", "");
+        a->new_outcome = take_str(j, "new_outcome", "");
+        const gr_json *old = gr_json_get(j, "old_score"), *now = gr_json_get(j, "new_score");
+        a->old_decided = old && cJSON_IsNumber(old);
+        a->old_score = a->old_decided ? old->valuedouble : 0;
+        a->new_decided = now && cJSON_IsNumber(now);
+        a->new_score = a->new_decided ? now->valuedouble : 0;
+        gr_json_free(j);
+    }
+    free(text);
+    if (rc != 0) {
+        gr_audit_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void gr_audit_free(gr_audit *a, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(a[i].when);
+        free(a[i].who);
+        free(a[i].lab);
+        free(a[i].reason);
+        free(a[i].old_outcome);
+        free(a[i].new_outcome);
+    }
+    free(a);
 }

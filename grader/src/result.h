@@ -29,6 +29,7 @@
 #define GR_OUT_CORRECT "correct"          /**< Every dataset passed; performance measured, or
                                                too slow for its time limit (no points). */
 #define GR_OUT_ERROR "grader-error"       /**< The grader could not grade it (not the student's fault). */
+#define GR_OUT_SKELETON "skeleton"        /**< The student files are the kit's, unchanged. */
 
 /** One check: a named step with its verdict and why. */
 typedef struct gr_check {
@@ -86,6 +87,20 @@ typedef struct gr_lab_result {
     gr_perf perf;          /**< Performance measurement. */
 } gr_lab_result;
 
+/** One change of a saved grade, for the student's audit trail (OUT/students/DIR/audit.jsonl). */
+typedef struct gr_audit {
+    char *when;          /**< UTC date of the change. */
+    char *who;           /**< Who ran the grader. */
+    char *lab;           /**< The lab. */
+    char *reason;        /**< Why: the --regrade reason, or what changed. */
+    char *old_outcome;   /**< Outcome of the saved result before. */
+    char *new_outcome;   /**< Outcome of the saved result after. */
+    double old_score;    /**< Score before (meaningful when old_decided). */
+    double new_score;    /**< Score after (meaningful when new_decided). */
+    int old_decided;     /**< The score before was final. */
+    int new_decided;     /**< The score after is final. */
+} gr_audit;
+
 /** Result of one student. */
 typedef struct gr_student {
     char *name;           /**< Folder name in the submissions (as given). */
@@ -94,6 +109,12 @@ typedef struct gr_student {
     gr_lab_result *labs;  /**< One per graded lab, in rubric order. */
     int nlabs;            /**< Their number. */
     int done;             /**< 1 once every lab has a result. */
+    char **attempts;      /**< Folders under attempts/ (resubmissions), in submission order
+                               (names compared as version numbers: 2 before 10); NULL: the
+                               folder is the one submission. */
+    int nattempts;        /**< Their number. */
+    gr_audit *audit;      /**< Changes of the student's saved grades, oldest first. */
+    int naudit;           /**< Their number. */
 } gr_student;
 
 /** Start a lab result. */
@@ -106,6 +127,12 @@ gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, cons
 /** Set the outcome and the summary line (printf-style). */
 void gr_lab_outcome(gr_lab_result *r, const char *outcome, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/**
+ * Is @p r "not gradable": nothing of the student's to grade (the kit's skeleton unchanged) or
+ * nothing that runs (does not build)? Its 0 points are shown apart from a graded 0.
+ */
+int gr_lab_not_gradable(const gr_lab_result *r);
 
 /** Total score of a student over decided labs, the maximum, and whether all are decided. */
 void gr_student_total(const gr_student *s, double *score, double *max, int *decided);
@@ -134,6 +161,16 @@ int gr_lab_save_sealed(const char *path, const gr_lab_result *r, const unsigned 
  */
 int gr_lab_load_sealed(const char *path, gr_lab_result *r, const unsigned char *secret,
                        lk_error *err);
+
+/** Append @p a to the audit trail @p path, one JSON line (created mode 0644; never through a
+    link). */
+int gr_audit_append(const char *path, const gr_audit *a, lk_error *err);
+
+/** Read the audit trail @p path (none: *n is 0) into a new array. */
+int gr_audit_load(const char *path, gr_audit **out, int *n, lk_error *err);
+
+/** Free @p n audit entries and the array. */
+void gr_audit_free(gr_audit *a, int n);
 
 /**
  * Remove the session seed @p seed from every text of @p r that a report shows (summary,

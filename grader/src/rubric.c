@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "course.h"
 #include "util.h"
 
 #define MAX_TOKENS 16
@@ -13,12 +14,14 @@
 /* Keys seen in the current block, for "missing" and "given twice" messages. */
 enum { K_DRIVER, K_FILE, K_ENTRY, K_POLICY, K_PUBLIC, K_HIDDEN, K_PERF, K_POINTS, K_CREDIT,
        K_CURVE, K_SPEEDUP, K_BASELINE, K_ROUNDS, K_REPEAT, K_LIMIT, K_FORBID, K_FORBID_SOURCE,
-       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_STRETCH, K_JUDGE, K_COUNT };
+       K_PLAUSIBLE, K_RANKS, K_LAUNCHER, K_STRETCH, K_JUDGE, K_DEADLINE, K_LATE, K_CONTEST,
+       K_RESUBMISSIONS, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
     "driver", "student-file", "entry", "policy", "public", "hidden", "performance", "points",
     "credit", "curve", "min-speedup", "baseline", "rounds", "repeat", "time-limit",
-    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher", "stretch", "judge"};
+    "forbid-symbol", "forbid-source", "plausible", "ranks", "launcher", "stretch", "judge",
+    "deadline", "late", "contest", "resubmissions"};
 
 /* Keys that may appear on several lines (their values accumulate). */
 static int repeatable(int k)
@@ -53,7 +56,13 @@ static const char *const key_usage[K_COUNT] = {
     "launcher mpirun",
     "stretch DATASET STEPS (a datasets/MANIFEST name, KIND:ROWSxCOLS:SEED, or KIND:ROWSxCOLS "
     "seeded at grading time; e.g. stretch bruss:97x97 60)",
-    "judge trusted"};
+    "judge trusted",
+    "deadline DATE (UTC, e.g. deadline 2026-12-01T23:59:00Z, or with its offset "
+    "2026-12-02T00:59:00+01:00)",
+    "late per-day P floor F (percent of the lab's points, e.g. late per-day 10 floor 50)",
+    "contest points P top K (bonus points for the K fastest correct submissions, e.g. "
+    "contest points 5 top 3)",
+    "resubmissions best | resubmissions last (of a student's attempts/, which counts)"};
 
 typedef struct ctx {
     const char *path;
@@ -536,6 +545,69 @@ static int parse_judge(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
     return 0;
 }
 
+static int parse_deadline(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (gr_parse_utc(tok[1], &lab->deadline) != 0)
+        return bad(c, "deadline: '%s' is not a date: write %s", tok[1], key_usage[k]);
+    lab->deadline_set = 1;
+    return 0;
+}
+
+static int parse_late(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"per-day", "floor"};
+    double v[2] = {0, 0};
+    int seen[2] = {0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 100) != 0)
+        return -1;
+    if (!seen[0] || !seen[1])
+        return bad(c, "late: give both: write %s", key_usage[k]);
+    lab->late_per_day = v[0];
+    lab->late_floor = v[1];
+    return 0;
+}
+
+static int parse_contest(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    static const char *const words[] = {"points", "top"};
+    double v[2] = {0, 0};
+    int seen[2] = {0, 0};
+    if (parse_pairs(c, k, tok, ntok, words, 2, v, seen, 0, 1e6) != 0)
+        return -1;
+    if (!seen[0] || !seen[1])
+        return bad(c, "contest: give both: write %s", key_usage[k]);
+    if (v[1] < 1 || v[1] != floor(v[1]))
+        return bad(c, "contest top: %g is not a whole number of submissions from 1: write %s",
+                   v[1], key_usage[k]);
+    lab->contest_points = v[0];
+    lab->contest_top = (int)v[1];
+    return 0;
+}
+
+static int parse_resubmissions(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
+{
+    if (expect_args(c, k, ntok, 1, 1) != 0)
+        return -1;
+    if (strcmp(tok[1], "best") != 0 && strcmp(tok[1], "last") != 0)
+        return bad(c, "resubmissions: '%s' is not a rule: write %s", tok[1], key_usage[k]);
+    lab->resubmit_best = strcmp(tok[1], "best") == 0;
+    return 0;
+}
+
+/* The course's late tokens: a line of its own, outside the lab blocks, once. */
+static int parse_late_tokens(ctx *c, gr_rubric *r, char **tok, int ntok)
+{
+    if (ntok != 2)
+        return bad(c, "late-tokens: write late-tokens N (days late each student may use "
+                      "over the course, e.g. late-tokens 3)");
+    if (r->late_tokens_line)
+        return bad(c, "late-tokens given twice (line %d): keep one", r->late_tokens_line);
+    r->late_tokens_line = c->line;
+    return parse_count(c, "late-tokens", tok[1], 0, 1000, &r->late_tokens);
+}
+
 /* One parser a key. */
 static int (*const key_parsers[])(ctx *, gr_lab_rubric *, int, char **, int) = {
     [K_DRIVER] = parse_driver,
@@ -560,6 +632,10 @@ static int (*const key_parsers[])(ctx *, gr_lab_rubric *, int, char **, int) = {
     [K_STRETCH] = parse_stretch,
     [K_LAUNCHER] = parse_launcher,
     [K_JUDGE] = parse_judge,
+    [K_DEADLINE] = parse_deadline,
+    [K_LATE] = parse_late,
+    [K_CONTEST] = parse_contest,
+    [K_RESUBMISSIONS] = parse_resubmissions,
 };
 
 static int parse_key(ctx *c, gr_lab_rubric *lab, int k, char **tok, int ntok)
@@ -584,6 +660,9 @@ static int finish_lab(ctx *c, gr_lab_rubric *lab, const int *seen)
                                    "add 'launcher mpirun'"
                                  : "'launcher mpirun' needs the process counts to check: add "
                                    "e.g. 'ranks 1 2 4'");
+    if (seen[K_LATE] && !seen[K_DEADLINE])
+        return bad(c, "lab %s: 'late' needs a deadline to be late for: add e.g. %s", lab->name,
+                   key_usage[K_DEADLINE]);
     /* Public datasets first, then hidden ones: reports list them in that order. */
     gr_dataset *sorted = gr_xmalloc(lab->ndatasets * sizeof *sorted);
     int n = 0;
@@ -663,6 +742,8 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                     c.line = end_line;
                     lab = NULL;
                 }
+            } else if (!lab && strcmp(tok[0], "late-tokens") == 0) {
+                rc = parse_late_tokens(&c, r, tok, ntok);
             } else if (!lab) {
                 rc = bad(&c, "'%s' outside a lab block: start the block with 'lab NAME'", tok[0]);
             } else {
@@ -674,7 +755,7 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                                  "policy, public, hidden, performance, points, credit, curve, "
                                  "min-speedup, baseline, rounds, repeat, time-limit, "
                                  "forbid-symbol, forbid-source, plausible, ranks, launcher, "
-                                 "stretch, end",
+                                 "stretch, judge, deadline, late, contest, resubmissions, end",
                              tok[0]);
                 else if (seen[k] && !repeatable(k))
                     rc = bad(&c, "'%s' given twice in lab %s: keep one", key_names[k], lab->name);

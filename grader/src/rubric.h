@@ -102,12 +102,25 @@ typedef struct gr_lab_rubric {
     gr_dataset *stretch;      /**< `stretch` datasets: checked after the scored ones and
                                    reported, never scored (hidden: seeded at grading time). */
     int nstretch;             /**< Their number. */
+    int deadline_set;         /**< `deadline` given. */
+    long long deadline;       /**< Its time, seconds since the epoch (UTC). */
+    double late_per_day;      /**< `late per-day P`: percent of the lab's points off per day
+                                   (or part of one) late; 0: a late lab loses nothing. */
+    double late_floor;        /**< `late ... floor F`: never below F percent of the points. */
+    double contest_points;    /**< `contest points P top K`: bonus points for the fastest
+                                   correct submissions of the class (0: no contest). */
+    int contest_top;          /**< K: how many are ranked for them. */
+    int resubmit_best;        /**< `resubmissions best`: of a student's attempts the best
+                                   score counts (0: `last`, the latest attempt). */
 } gr_lab_rubric;
 
 /** A parsed rubric. */
 typedef struct gr_rubric {
     gr_lab_rubric *labs; /**< Labs in file order. */
     int nlabs;           /**< Their number. */
+    int late_tokens;     /**< `late-tokens N` (outside the lab blocks): days late each
+                              student may use over the course without penalty. */
+    int late_tokens_line; /**< Its line (0: none). */
 } gr_rubric;
 
 /** Parse rubric text; @p path names it in messages. */

@@ -45,6 +45,33 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int cmp_version(const void *a, const void *b)
+{
+    return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The resubmissions of a student: the folders of ROOT/attempts/, in submission order. */
+static void find_attempts(gr_student *st)
+{
+    char *dir = gr_strf("%s/attempts", st->root);
+    struct stat sb;
+    DIR *d = lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char *p = gr_strf("%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            st->attempts = gr_xrealloc(st->attempts, (st->nattempts + 1) * sizeof *st->attempts);
+            st->attempts[st->nattempts++] = gr_xstrdup(e->d_name);
+        }
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    if (st->nattempts)
+        qsort(st->attempts, st->nattempts, sizeof *st->attempts, cmp_version);
+    free(dir);
+}
+
 /* The kit's labs: folders labs/NN-name holding a lab.h, sorted. */
 static int kit_labs(const char *kit, char ***names, int *n)
 {
@@ -270,6 +297,7 @@ int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, 
             snprintf(candidate, sizeof candidate, "%s-%d", safe, k);
         }
         st->dir = gr_xstrdup(candidate);
+        find_attempts(st);
     }
     free(names);
     *n = count;
@@ -610,6 +638,10 @@ void gr_free_students(gr_student *st, int n)
         free(st[i].name);
         free(st[i].dir);
         free(st[i].root);
+        gr_audit_free(st[i].audit, st[i].naudit);
+        for (int a = 0; a < st[i].nattempts; a++)
+            free(st[i].attempts[a]);
+        free(st[i].attempts);
     }
     free(st);
 }

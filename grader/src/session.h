@@ -7,6 +7,8 @@
 #define GRADER_SESSION_H
 
 #include "grade.h"
+#include "course.h"
+#include "roster.h"
 
 /** The command line of labkit-grade (main.c reads it). */
 typedef struct gr_options {
@@ -18,6 +20,13 @@ typedef struct gr_options {
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */
     int runs; /**< Correctness runs side by side (--runs; -1: 3/4 of the CPUs, at most 12). */
     double lock_timeout_s; /**< --lock-timeout: the longest wait for the GPU lock (0: none). */
+    int export_canvas, export_moodle; /**< --export canvas, moodle (gradescope: gradescope). */
+    const gr_roster *roster; /**< --roster, read before the session opens (NULL: none). */
+    const char *regrade;        /**< --regrade: the one student graded (again, forced);
+                                     the others' saved results fill the gradebook. */
+    const char *regrade_reason; /**< Its --reason. */
+    const gr_submission_times *times; /**< --submission-times, read before the session
+                                     opens (NULL: the files' modification times). */
 } gr_options;
 
 /** The default deadline for the GPU lock: six hours, a whole class of another grader. */

@@ -214,7 +214,8 @@ Test(report, every_report_of_an_odd_student_is_well_formed)
     j = gr_json_parse(gs, "results.json", &err);
     cr_assert_not_null(j, "results.json is not JSON: %s", err.msg);
     cr_assert_eq(gr_json_num(j, "score", -1), 12.5);
-    cr_assert_eq(gr_json_count(gr_json_get(j, "tests")), 2);
+    cr_assert_eq(gr_json_count(gr_json_get(j, "tests")), 3, "build and public datasets, "
+                 "correctness, performance");
     gr_json_free(j);
 
     char *md = write_with(md_one, &c, &st[0], 1);

@@ -1,0 +1,269 @@
+/* A class graded in parts, brought together: the sealed results of each part, checked and
+   sealed again under the class's secret, the students' reports as the parts wrote them (with
+   the node, GPU and job that graded them), and the class's files built from the results. */
+#include "merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "util.h"
+
+enum { EXIT_GRADED = 0, EXIT_ERROR = 1, EXIT_NO_GPU = 4 };
+
+/* The largest report a part may hand over (a report.md with every check's detail). */
+#define MAX_PART_FILE (16u << 20)
+
+typedef struct class_files {
+    const gr_report_ctx *rc;
+    const gr_student *st;
+    int n;
+    const gr_roster *roster;
+} class_files;
+
+static int w_gradebook(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_gradebook(f, w->rc, w->st, w->n);
+}
+static int w_summary(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_summary(f, w->rc, w->st, w->n);
+}
+static int w_junit(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_junit(f, w->rc, w->st, w->n);
+}
+static int w_canvas(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_canvas(f, w->rc, w->roster, w->st, w->n);
+}
+static int w_moodle(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_moodle(f, w->rc, w->roster, w->st, w->n);
+}
+static int w_roster_check(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_roster_check(f, w->roster, w->st, w->n);
+}
+static int w_gradescope(FILE *f, void *p, lk_error *e)
+{
+    (void)e;
+    const class_files *w = p;
+    return gr_write_gradescope(f, w->rc, w->st);
+}
+
+int gr_write_class_files(const char *out, const gr_options *o, const gr_report_ctx *rc,
+                         const gr_student *st, int n, lk_error *err)
+{
+    char *gb = gr_strf("%s/gradebook.csv", out), *sm = gr_strf("%s/summary.md", out);
+    char *ju = gr_strf("%s/junit.xml", out), *cv = gr_strf("%s/canvas.csv", out);
+    char *mo = gr_strf("%s/moodle.csv", out), *rk = gr_strf("%s/roster-check.txt", out);
+    class_files w = {rc, st, n, o->roster};
+    int r = gr_write_atomic(gb, w_gradebook, &w, err) == 0 &&
+                    gr_write_atomic(sm, w_summary, &w, err) == 0 &&
+                    (!o->junit || gr_write_atomic(ju, w_junit, &w, err) == 0) &&
+                    (!o->export_canvas || gr_write_atomic(cv, w_canvas, &w, err) == 0) &&
+                    (!o->export_moodle || gr_write_atomic(mo, w_moodle, &w, err) == 0) &&
+                    (!o->roster || gr_write_atomic(rk, w_roster_check, &w, err) == 0)
+                ? 0
+                : -1;
+    free(gb);
+    free(sm);
+    free(ju);
+    free(cv);
+    free(mo);
+    free(rk);
+    return r;
+}
+
+/* Copy the part's file @p name of the student into the class's folder @p dir; @p extra (or
+   NULL) is appended. A file the part does not have is left out (0). */
+static int copy_part_file(const char *from_dir, const char *dir, const char *name,
+                          const char *extra, lk_error *err)
+{
+    char *from = gr_strf("%s/%s", from_dir, name), *to = gr_strf("%s/%s", dir, name);
+    int rc = 0;
+    if (gr_exists(from)) {
+        char *text = gr_read_regular(from, MAX_PART_FILE, NULL, err);
+        char *joined = text ? gr_strf("%s%s", text, extra ? extra : "") : NULL;
+        rc = joined && gr_write_atomic_text(to, joined, err) == 0 ? 0 : -1;
+        free(joined);
+        free(text);
+    }
+    free(from);
+    free(to);
+    return rc;
+}
+
+/* Take the part of @p st: every lab's sealed result, checked under the part's own secret.
+   -1 with @p why when the part is missing, incomplete or refused. */
+static int load_part(const gr_session *s, const char *part, gr_student *st, lk_error *why)
+{
+    char *secret_path = gr_strf("%s/.grader-secret", part);
+    const int have = gr_is_dir(part) && gr_exists(secret_path);
+    free(secret_path);
+    if (!have)
+        return lk_fail(why, "%s: no part: its task did not finish", part);
+    unsigned char secret[GR_SECRET_BYTES];
+    if (gr_grader_secret(part, secret, why) != 0)
+        return -1;
+    /* A part is the report folder of one student graded alone: its folder has the safe name
+       of that student alone. */
+    char safe[200];
+    gr_safe_name(st->name, safe, sizeof safe);
+    int rc = 0;
+    for (int l = 0; l < s->nlabs && rc == 0; l++) {
+        const gr_lab_rubric *lab = s->graded[l];
+        char *path = gr_strf("%s/students/%s/labs/%s.json", part, safe, lab->name);
+        gr_lab_result *r = &st->labs[l];
+        gr_lab_free(r);
+        if (!gr_exists(path))
+            rc = lk_fail(why, "%s: missing: the part's task ended before grading %s", path,
+                         lab->name);
+        else if (gr_lab_load_sealed(path, r, secret, why) != 0)
+            rc = -1;
+        else if (strcmp(r->lab, lab->name) != 0)
+            rc = lk_fail(why, "%s: holds lab %s, not %s", path, r->lab, lab->name);
+        if (rc != 0)
+            gr_lab_init(r, lab->name, lab->points_correct + lab->points_perf);
+        free(path);
+    }
+    return rc;
+}
+
+/* The part's reports into the class's folder, with where it was graded; its results sealed
+   again under the class's secret. */
+static int take_part(const gr_session *s, const char *part, const gr_student *st, lk_error *err)
+{
+    char safe[200];
+    gr_safe_name(st->name, safe, sizeof safe);
+    char *from = gr_strf("%s/students/%s", part, safe);
+    char *dir = gr_strf("%s/students/%s", s->out, st->dir);
+    char *labs = gr_strf("%s/labs", dir);
+    char *where_path = gr_strf("%s/slurm.md", part);
+    char *where = gr_exists(where_path) ? gr_read_regular(where_path, 1 << 16, NULL, err) : NULL;
+    int rc = gr_mkdir_p(labs, 0755, err);
+    for (int l = 0; l < st->nlabs && rc == 0; l++) {
+        char *path = gr_result_path(s, st, st->labs[l].lab);
+        rc = gr_lab_save_sealed(path, &st->labs[l], s->env.secret, err);
+        free(path);
+    }
+    if (rc == 0)
+        rc = copy_part_file(from, dir, "report.md", where, err) == 0 &&
+                     copy_part_file(from, dir, "report.json", NULL, err) == 0 &&
+                     copy_part_file(from, dir, "audit.jsonl", NULL, err) == 0
+                 ? 0
+                 : -1;
+    free(where);
+    free(where_path);
+    free(labs);
+    free(dir);
+    free(from);
+    return rc;
+}
+
+/* The rubric's deadline for lab @p l of @p st with the late days the course's tokens cover,
+   as class.c applies it to a graded lab (the saved result keeps the points earned). */
+static void apply_deadline(const gr_session *s, const gr_options *o, const gr_student *st,
+                           int l, gr_lab_result *r)
+{
+    const gr_rubric *rub = &s->rubric;
+    int *covered = gr_xcalloc(rub->nlabs ? rub->nlabs : 1, sizeof *covered), token_days = 0;
+    gr_plan_late_tokens(rub, o->times, st->name, st->root, covered);
+    for (int i = 0; i < rub->nlabs; i++)
+        if (&rub->labs[i] == s->graded[l])
+            token_days = covered[i];
+    gr_apply_deadline(s->graded[l], o->times, st->name, st->root, token_days, r);
+    free(covered);
+}
+
+int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_student *st, int n)
+{
+    int missing = 0, gpu_not_run = 0, errors = 0;
+    lk_error err;
+    gr_session_log(s->out, "merge: %d submission%s from %s, parts in %s", n, n == 1 ? "" : "s",
+                   s->self ? "self" : s->subs, parts);
+    for (int i = 0; i < n; i++) {
+        char *part = gr_strf("%s/%s", parts, st[i].name);
+        st[i].labs = gr_xcalloc(s->nlabs, sizeof *st[i].labs);
+        st[i].nlabs = s->nlabs;
+        for (int l = 0; l < s->nlabs; l++)
+            gr_lab_init(&st[i].labs[l], s->graded[l]->name,
+                        s->graded[l]->points_correct + s->graded[l]->points_perf);
+        lk_error_clear(&err);
+        if (load_part(s, part, &st[i], &err) != 0) {
+            missing++;
+            printf("  %-24s pending: %s\n", st[i].name, err.msg);
+            gr_session_log(s->out, "merge: %s pending: %s", st[i].name, err.msg);
+        } else if (take_part(s, part, &st[i], &err) != 0) {
+            errors++;
+            fprintf(stderr, "labkit-grade: %s: %s\n", st[i].name, err.msg);
+        } else {
+            st[i].done = 1;
+            for (int l = 0; l < s->nlabs; l++) {
+                apply_deadline(s, o, &st[i], l, &st[i].labs[l]);
+                gpu_not_run += strcmp(st[i].labs[l].outcome, GR_OUT_GPU_NOT_RUN) == 0;
+            }
+            double total, max;
+            int decided;
+            gr_student_total(&st[i], &total, &max, &decided);
+            char *status = gr_student_status(&st[i]);
+            if (decided)
+                printf("  %-24s %.2f/%g %s\n", st[i].name, total, max, status);
+            else
+                printf("  %-24s -/%g %s\n", st[i].name, max, status);
+            gr_session_log(s->out, "merge: %s from %s: %s", st[i].name, part, status);
+            free(status);
+        }
+        free(part);
+    }
+    /* The class's host is not where the GPU stages ran: the reports of the parts say where. */
+    gr_report_ctx rc = {&s->env, s->self ? "self (this kit's student files)" : s->subs,
+                        s->rubric_path, s->graded, s->nlabs,
+                        gpu_not_run ? "GPU stages not run where the parts were graded: see "
+                                      "each student's report"
+                                    : NULL};
+    if (gr_write_class_files(s->out, o, &rc, st, n, &err) != 0) {
+        fprintf(stderr, "labkit-grade: %s\n", err.msg);
+        errors++;
+    }
+    for (int i = 0; i < n && o->gradescope; i++) {
+        class_files w = {&rc, &st[i], 1, o->roster};
+        char *gs = gr_strf("%s/students/%s/results.json", s->out, st[i].dir);
+        if (st[i].done && gr_write_atomic(gs, w_gradescope, &w, &err) != 0) {
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+            errors++;
+        }
+        free(gs);
+    }
+    printf("\ngradebook: %s/gradebook.csv\nreports:   %s/students/NAME/report.md (and "
+           "report.json)\nsummary:   %s/summary.md\n", s->out, s->out, s->out);
+    if (missing) {
+        printf("labkit-grade: %d student%s pending (no complete part in %s): grade them "
+               "again (make grade SLURM=1 submits only those)\n", missing,
+               missing == 1 ? "" : "s", parts);
+        return EXIT_ERROR;
+    }
+    if (errors)
+        return EXIT_ERROR;
+    if (gpu_not_run) {
+        printf("labkit-grade: GPU STAGES NOT RUN for %d lab%s: their scores are not final; "
+               "grade on nodes with a GPU (exit status %d)\n", gpu_not_run,
+               gpu_not_run == 1 ? "" : "s", EXIT_NO_GPU);
+        return EXIT_NO_GPU;
+    }
+    return EXIT_GRADED;
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# make grade SLURM=1: grading a class as one Slurm array job, a task per student, each the
+# one-student path (labkit-grade --only NAME) on the GPU Slurm gives it, then the merge
+# (labkit-grade --merge) into OUT. grader/README.md, "Grading on a cluster", says more.
+#
+#   tools/slurm-grade.sh submit GRADER [labkit-grade options]   submit what is missing, merge
+#   tools/slurm-grade.sh task OUT                               one array task (sbatch runs it)
+#   tools/slurm-grade.sh merge OUT                              the merge (a job when
+#                                                               SLURM_WAIT=0)
+#
+# OUT/.slurm (mode 0700, the instructor's only) holds the class's students in array order,
+# the session's seed (never on a command line: squeue and ps show those), the grader's command
+# line and the tasks' logs; OUT/parts/NAME is the report folder of student NAME graded alone,
+# put in place by renames when its task is done, with the fingerprint of what it graded.
+# A later submit sends only the students whose part is missing or stale, by array index.
+# Settings (environment, from make): SLURM_PARTITION, SLURM_GRES, SLURM_GPUS_PER_TASK,
+# SLURM_TIME, SLURM_ACCOUNT (tools/slurm-lib.sh), SLURM_WAIT=0 (return once submitted; the
+# merge runs as a job after the array).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+slurm_who=slurm-grade.sh
+# shellcheck source=tools/slurm-lib.sh
+. "$here/slurm-lib.sh"
+
+fail() { echo "$slurm_who: $*" >&2; exit 1; }
+
+# fingerprint SUBMISSIONS NAME KIT ARGS...: what decides a part: the student's files (the kit's
+# student files when self-grading), the grader's command line, the grader and the rubric
+# (a lab whose kit part did not change is reused by the grader itself when graded again).
+fingerprint() {
+    local subs=$1 name=$2 kit=$3
+    shift 3
+    local folder=$subs/$name
+    [ "$subs" != self ] || folder=$kit/labs
+    {
+        printf '%s\n' "$@"
+        md5sum "$grader" "$kit/grader/rubric.txt" 2>/dev/null || true
+        (cd "$folder" && find . -name build -prune -o -type f -print0 | LC_ALL=C sort -z |
+            xargs -0 -r md5sum)
+    } | md5sum | cut -d' ' -f1
+}
+
+# ranges INDEX...: sbatch's --array list of increasing indices, runs as ranges (0-2,7).
+ranges() {
+    local list='' first=$1 last=$1 i
+    shift
+    for i in "$@" ''; do
+        if [ -n "$i" ] && [ "$i" -eq $((last + 1)) ]; then
+            last=$i
+            continue
+        fi
+        list+=${list:+,}$first
+        [ "$last" = "$first" ] || list+=-$last
+        first=$i last=$i
+    done
+    echo "$list"
+}
+
+# The grader's command line and the class, as the submit step saved them.
+load_job() {
+    local out=$1
+    [ -r "$out/.slurm/job.env" ] ||
+        fail "$out/.slurm/job.env: not found on node ${SLURMD_NODENAME:-$(hostname)}: the kit" \
+            "and OUT must be on a file system that every compute node sees at the same path"
+    # shellcheck source=/dev/null
+    . "$out/.slurm/job.env"
+}
+
+task() {
+    local out=$1
+    load_job "$out"
+    local index=${SLURM_ARRAY_TASK_ID:?the task runs as a Slurm array task}
+    local name
+    name=$(sed -n "$((index + 1))p" "$out/.slurm/students")
+    [ -n "$name" ] || fail "array index $index: no student at that line of $out/.slurm/students"
+    local part=$out/parts/$name
+    # Global: the EXIT trap below runs after this function has returned.
+    tmp=$out/parts/.tmp-$index-${SLURM_JOB_ID:-$$}
+    rm -rf "$tmp"
+    # Cancelled (scancel: SIGTERM) or failed: no half part is left behind.
+    trap 'rm -rf "$tmp"' EXIT
+    trap 'exit 143' TERM INT
+    mkdir -p "$out/parts"
+    # The old part's sealed results: labs whose files, kit and GPU are unchanged are reused.
+    mkdir "$tmp"
+    if [ -d "$part" ]; then
+        cp -a "$part/.grader-secret" "$part/students" "$tmp/" 2>/dev/null || true
+    fi
+    fingerprint "$subs" "$name" "$kit" "${grader_args[@]}" >"$tmp/.submission"
+    local gpu=none
+    if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+        gpu="CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
+        if command -v nvidia-smi >/dev/null; then
+            gpu="$gpu ($(nvidia-smi --query-gpu=name --format=csv,noheader \
+                -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | paste -sd, -))"
+        fi
+    fi
+    printf '\n## Where it was graded\n\nSlurm job %s, array task %s (job id %s), node %s, GPU %s.\n' \
+        "${SLURM_ARRAY_JOB_ID:-?}" "$index" "${SLURM_JOB_ID:-?}" "${SLURMD_NODENAME:-$(hostname)}" \
+        "$gpu" >"$tmp/slurm.md"
+    local only=(--only "$name")
+    [ "$subs" != self ] || only=()
+    local status=0
+    "$grader" "${grader_args[@]}" "${only[@]}" --out "$tmp" "${seed_args[@]}" || status=$?
+    # 4: graded, the GPU stages not run (no GPU on the node): the merge says so for the class.
+    if [ "$status" -ne 0 ] && [ "$status" -ne 4 ]; then
+        rm -rf "$tmp"
+        fail "$name: labkit-grade ended with exit status $status (above): the part is not kept"
+    fi
+    # In place by renames: a reader sees the old part, none, or the new one; never a half.
+    rm -rf "$part.old"
+    [ ! -d "$part" ] || mv "$part" "$part.old"
+    mv "$tmp" "$part"
+    rm -rf "$part.old"
+}
+
+merge() {
+    local out=$1
+    load_job "$out"
+    local status=0
+    "$grader" "${grader_args[@]}" --merge "$out/parts" || status=$?
+    exit "$status"
+}
+
+# A job's command line: this script where the kit is (sbatch runs a copy of a job script from
+# its spool folder, away from tools/).
+job_command() {
+    printf 'exec %q' "$here/slurm-grade.sh"
+    printf ' %q' "$@"
+}
+
+# Quoted for the job's environment file.
+save_job() {
+    local file=$1
+    # -g: load_job sources it inside a function.
+    declare -p grader kit subs grader_args seed_args | sed 's/^declare /declare -g /' >"$file"
+}
+
+submit() {
+    grader=$1
+    shift
+    [ -x "$grader" ] || fail "$grader: no grader there: build it with make grader"
+    slurm_need sbatch
+    slurm_options
+    # labkit-grade's own command line: the folders it names are made absolute for the tasks.
+    kit='' subs='' out='' grader_args=()
+    local seed_given=0
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --kit | --lib | --submissions | --out)
+            [ $# -ge 2 ] || fail "$1 needs a value"
+            local value=$2
+            if [ "$1" != --submissions ] || [ "$2" != self ]; then
+                [ "$1" != --out ] || mkdir -p "$2"
+                value=$(realpath -m "$2")
+            fi
+            case $1 in
+            --kit) kit=$value ;;
+            --submissions) subs=$value ;;
+            --out) out=$value ;;
+            esac
+            grader_args+=("$1" "$value")
+            shift 2
+            continue ;;
+        --seed | --seed=* | --seed-file | --seed-file=*) seed_given=1 ;;
+        --only | --only=* | --regrade | --regrade=*)
+            fail "${1%%=*} with SLURM=1: grade or regrade one student without SLURM=1, on a node" \
+                "with a GPU (srun ... make grade GRADE_FLAGS='${1%%=*} NAME ...')" ;;
+        esac
+        grader_args+=("$1")
+        shift
+    done
+    if [ -z "$kit" ] || [ -z "$subs" ] || [ -z "$out" ]; then
+        fail "give --kit, --submissions and --out (make grade SLURM=1 does)"
+    fi
+    slurm_shared "$kit" "$out"
+    local job=$out/.slurm
+    mkdir -p "$job/logs" "$out/parts"
+    chmod 0700 "$job"
+    # The class in array order: labkit-grade's students (folders, not links or dot-folders).
+    if [ "$subs" = self ]; then
+        echo self >"$job/students"
+    else
+        if find "$subs" -mindepth 1 -maxdepth 1 -type d -name $'*\n*' | grep -q .; then
+            fail "$subs: a student folder's name holds a line break: rename it"
+        fi
+        find "$subs" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' |
+            LC_ALL=C sort >"$job/students"
+        [ -s "$job/students" ] || fail "$subs: no student folders: give one folder per student"
+    fi
+    # One seed for the whole class, kept for re-runs: every student meets the same hidden
+    # datasets. It stays in a file only the instructor reads.
+    seed_args=()
+    if [ "$seed_given" = 0 ]; then
+        if [ ! -s "$job/seed" ]; then
+            (umask 077 && od -An -N8 -tu8 /dev/urandom | tr -d ' ' >"$job/seed")
+            (umask 077 && printf '%s session (Slurm): hidden-dataset seed %s (random), %s\n' \
+                "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(cat "$job/seed")" "$subs" >>"$out/session.log")
+        fi
+        seed_args=(--seed-file "$job/seed")
+    fi
+    save_job "$job/job.env"
+    # Only the students whose part is missing or was graded from other files or options.
+    local indices=() i=0 name want
+    while IFS= read -r name; do
+        want=$(fingerprint "$subs" "$name" "$kit" "${grader_args[@]}")
+        if [ "$(cat "$out/parts/$name/.submission" 2>/dev/null)" != "$want" ]; then
+            indices+=("$i")
+        fi
+        i=$((i + 1))
+    done <"$job/students"
+    local total=$i
+    local list
+    list=$(ranges "${indices[@]}")
+    if [ ${#indices[@]} -eq 0 ]; then
+        echo "$slurm_who: all $total parts in $out/parts are up to date: merging them"
+    else
+        echo "$slurm_who: submitting ${#indices[@]} of $total students (array indices $list)"
+        local common=(--job-name=labkit-grade "${slurm_opts[@]}")
+        if [ "${SLURM_WAIT:-1}" = 0 ]; then
+            # The merge grades nothing: it asks for no GPU.
+            local merge_opts=() opt id
+            for opt in "${slurm_opts[@]}"; do
+                case $opt in --gres=* | --gpus-per-task=*) ;; *) merge_opts+=("$opt") ;; esac
+            done
+            id=$(sbatch --parsable "${common[@]}" --array="$list" \
+                --output="$job/logs/%A_%a.out" --wrap="$(job_command task "$out")") ||
+                fail "sbatch refused the array job (above)"
+            id=${id%%;*}
+            sbatch --parsable --job-name=labkit-grade-merge "${merge_opts[@]}" \
+                --dependency="afterany:$id" \
+                --output="$job/logs/merge-%j.out" --wrap="$(job_command merge "$out")" >/dev/null ||
+                fail "sbatch refused the merge job (above)"
+            echo "$slurm_who: array job $id submitted; the merge runs after it into $out" \
+                "(log: $job/logs/merge-*.out); make grade SLURM=1 again submits what is missing"
+            exit 0
+        fi
+        # --wait: the tasks' statuses are Slurm's; the merge below says who is missing.
+        sbatch "${common[@]}" --wait --array="$list" --output="$job/logs/%A_%a.out" \
+            --wrap="$(job_command task "$out")" ||
+            echo "$slurm_who: some array tasks failed or were cancelled: logs in $job/logs"
+    fi
+    merge "$out"
+}
+
+[ $# -ge 2 ] || { sed -n '6,9s/^# //p' "$0" >&2; exit 2; }
+action=$1
+shift
+case $action in
+submit) submit "$@" ;;
+task) task "$@" ;;
+merge) merge "$@" ;;
+*) fail "unknown action '$action': submit, task or merge" ;;
+esac

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Grading on a cluster, on a one-node Slurm cluster started here (tools/slurm-local.sh):
+# `make grade SLURM=1` grades three example students of lab 01 as an array job and its merge
+# writes the gradebook of a plain `make grade` with the same seed (GPU stages not run both
+# ways); an array task cancelled midway leaves its student pending, and the re-run submits
+# that one index only and completes the gradebook; a re-run with nothing changed submits
+# nothing. A lab folder's `make check SLURM=1` runs through srun with the output of a local
+# `make check`. Skipped (status 0, with the reason) without Debian's slurmctld, slurmd,
+# slurm-client and munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
+# usage: test-slurm.sh
+set -euo pipefail
+# shellcheck source=tools/testlib.sh
+source "$(dirname "$0")/testlib.sh"
+unset MAKEFLAGS MFLAGS
+
+for prog in munged slurmctld slurmd sbatch srun squeue scancel; do
+    if ! command -v "$prog" >/dev/null && [ ! -x "/usr/sbin/$prog" ]; then
+        echo "test-slurm.sh: skipped: $prog not found (install Debian's slurmctld, slurmd," \
+            "slurm-client and munge; .ci/run does)"
+        exit 0
+    fi
+done
+if [ "$(id -u)" -ne 0 ]; then
+    echo "test-slurm.sh: skipped: the local cluster's daemons start as root (.ci/run is root)"
+    exit 0
+fi
+
+# Student code runs as nobody when the grader is root: it must reach the reports' work folders.
+chmod 755 "$work"
+if [ ! -d "$top/grader/examples" ]; then
+    echo "test-slurm.sh: skipped: no grader/examples (a student distribution) to grade"
+    exit 0
+fi
+
+cluster=$work/cluster
+# Ports of their own: a cluster already on this machine keeps Slurm's defaults.
+export LK_SLURMCTLD_PORT=${LK_SLURMCTLD_PORT:-16817} LK_SLURMD_PORT=${LK_SLURMD_PORT:-16818}
+trap '"$here/slurm-local.sh" stop "$cluster"; rm -rf "$work"' EXIT
+timeout 90 "$here/slurm-local.sh" start "$cluster" >/dev/null
+export SLURM_CONF=$cluster/slurm.conf
+# One node: the kit and the reports are where the "compute node" sees them.
+export LK_SLURM_SHARED=1
+
+# Three students of the examples, one lab: a class that grades in a minute on 2 cores.
+mkdir -p "$work/subs"
+for s in correct compile-error wrong-result; do cp -r "$top/grader/examples/$s" "$work/subs/"; done
+flags="--seed 7 --lab 01-straightforward"
+grade() { # grade OUT [make arguments]: make grade of the class, bounded
+    local out=$1
+    shift
+    timeout 300 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs" OUT="$out" \
+        GRADE_FLAGS="$flags" "$@"
+}
+
+echo "a plain make grade of the class:"
+grade "$work/plain" >"$work/plain.log" 2>&1 || { cat "$work/plain.log"; exit 1; }
+echo "make grade SLURM=1, with array task 1 cancelled midway:"
+status=0
+grade "$work/out" SLURM=1 >"$work/first.log" 2>&1 &
+pid=$!
+job=
+for _ in $(seq 1 600); do
+    job=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$work/first.log")
+    # Cancelled once it runs: the task is midway through grading its student.
+    if [ -n "$job" ] && squeue -h -t R -o %i | grep -qx "${job}_1"; then
+        sleep 2
+        scancel "${job}_1"
+        break
+    fi
+    sleep 0.2
+done
+wait "$pid" || status=$?
+cat "$work/first.log"
+check "an array job was submitted and task 1 cancelled" test -n "$job"
+check "the first run fails: one student is pending" test "$status" -ne 0
+check "... and names the one pending student, correct (index 1)" \
+    grep -q '^  correct  *pending: ' "$work/first.log"
+check "... and only that one" test "$(grep -c ' pending: ' "$work/first.log")" = 1
+check "the gradebook says correct is pending" grep -q '^correct,.*pending' "$work/out/gradebook.csv"
+
+echo "the re-run:"
+status=0
+grade "$work/out" SLURM=1 >"$work/second.log" 2>&1 || status=$?
+cat "$work/second.log"
+check "the re-run succeeds" test "$status" = 0
+check "... submitting only the cancelled task's index" \
+    grep -q 'submitting 1 of 3 students (array indices 1)$' "$work/second.log"
+check "the gradebook equals a plain make grade's with the same seed" \
+    cmp "$work/plain/gradebook.csv" "$work/out/gradebook.csv"
+# GPU stages not run both ways, or run both ways on a machine with a GPU.
+check "the GPU stages are reported as not run exactly when the plain run says so" \
+    test "$(grep -c 'GPU STAGES NOT RUN' "$work/plain.log")" = \
+    "$(grep -c 'GPU STAGES NOT RUN' "$work/second.log")"
+check "a report says the node, job and array task that graded it" \
+    grep -Eq '^Slurm job [0-9]+, array task 1 \(job id [0-9]+\), node [^ ]+, GPU ' \
+    "$work/out/students/correct/report.md"
+check "the session's seed is in no file but the instructor's" \
+    test "$(stat -c %a "$work/out/.slurm")" = 700
+status=0
+grade "$work/out" SLURM=1 >"$work/third.log" 2>&1 || status=$?
+check "a re-run with nothing changed submits nothing and merges" \
+    grep -q 'all 3 parts .* are up to date: merging them' "$work/third.log"
+check "... and succeeds" test "$status" = 0
+
+echo "a lab folder's make check SLURM=1 runs through srun with the same output:"
+lab_check() { # lab_check LOG [make arguments]
+    local log=$1
+    shift
+    timeout 300 make --no-print-directory -C "$top/labs/01-straightforward" check \
+        B="$work/lab01" "$@" >"$log" 2>&1 || true
+}
+lab_check "$work/build.log" # builds what both runs below use
+lab_check "$work/local.log"
+lab_check "$work/srun.log" SLURM=1
+check "make check SLURM=1 prints what make check prints" diff "$work/local.log" "$work/srun.log"
+check "... a summary line, as make check" grep -q '^make check: ' "$work/srun.log"
+check "... from a Slurm job" grep -q 'JobName=labkit-01-straightforward ' \
+    <(scontrol show job -o 2>/dev/null)
+
+checks_done test-slurm.sh
