@@ -1,13 +1,6 @@
-// Lab 01: a straightforward CUDA port of SciddicaT. This is the file you edit; the
-// handout (README.md) explains the background and the steps.
-//
-// Rules of the lab:
-//  - port serial.c: the same arithmetic in the same order, written here (the shared cell
-//    functions of labkit/sciddicat.h are not allowed in this lab): results are compared
-//    bit for bit;
-//  - check every CUDA call with LK_CUDA_TRY(err, call) and every launch with
-//    LK_LAUNCH_TRY(err), and free the device memory on every path, failures included;
-//  - any grid size must work, 1 x N strips and 3 x 3 included.
+// Lab 01: a straightforward CUDA port of SciddicaT. The file you edit: the TODOs in order,
+// each explained in README.md ("Tasks"). Port serial.c's arithmetic in its order: the
+// results are compared bit for bit.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"

@@ -12,8 +12,8 @@ const lk_variant lab04_variants[LAB04_NVARIANTS + 1] = {
     {.name = "halo", .help = ": tiles with a halo of cells (default)", .tile_x = 30, .tile_y = 6},
     {.name = "nohalo", .help = ": tiles without a halo", .tile_x = 32, .tile_y = 8},
     {.name = "fused", .help = ": stretch, one kernel per step", .tile_x = 30, .tile_y = 14},
-    /* 32x8: eight warps, three blocks per SM (the solution's kernel is held to 80 registers
-       for blocks of 256): the fastest on the wet grid in the H100 sweep of README.md. */
+    /* 32x8: eight warps, the fastest tile of the solution on the wet grid in the sweep of
+       README.md. */
     {.name = "fast", .help = ": stretch 2, the fused step near the debris only", .tile_x = 32,
      .tile_y = 8},
     {0}};
@@ -64,8 +64,8 @@ int lab04_check_tile(lab04_variant variant, int tile_x, int tile_y, lk_error *er
                        bx, by, (long)bx * by, LAB04_MAX_BLOCK_THREADS);
     if (variant == LAB04_FAST && (long)bx * by < LAB04_FAST_MIN_THREADS)
         return lk_fail(err, "--tile %dx%d: the fast variant's block is the tile, %d threads, "
-                            "fewer than one warp (%d): its warps stream strips of columns; "
-                            "use a tile of at least %d threads (e.g. 32x1)",
+                            "fewer than one warp (%d): use a tile of at least %d threads "
+                            "(e.g. 32x1)",
                        tile_x, tile_y, bx * by, LAB04_FAST_MIN_THREADS, LAB04_FAST_MIN_THREADS);
     return 0;
 }

@@ -12,7 +12,7 @@ extern "C" {
 
 /** Most threads in a block. */
 #define LAB04_MAX_BLOCK_THREADS 1024
-/** Fewest threads in a fast block: one whole warp (its warps stream strips of columns). */
+/** Fewest threads in a fast block: one whole warp, so its kernel may work warp by warp. */
 #define LAB04_FAST_MIN_THREADS 32
 
 /** The variants `--variant` names, in lab04_variant order, with their default tiles (the

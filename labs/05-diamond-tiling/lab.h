@@ -2,45 +2,15 @@
  * @file labs/05-diamond-tiling/lab.h
  * @brief Lab 05 contract between the harness and your `kernels.cu` (read-only).
  *
- * You write one launcher, lab05_tile_row(), that computes one row of tiles of the
- * (space, time) plane: task 1 diamonds, task 4 (stretch) hexagons ("honeycomb"). The given
- * code (given.cu) owns the device buffers and the loop over rows:
- *
- * @code
- *   copy y0 into d_y
- *   for row = 0 .. lab05_rows(steps, height) - 1:
- *       lab05_tile_row(variant, n, steps, row, width, height, d_y, d_edges)   (you)
- *   copy d_y back: it holds the state after `steps` steps
- * @endcode
- *
- * Geometry (README.md has the figure). Level t is the state after t steps; point x is mass
- * point x (u_x = y[2x], v_x = y[2x+1]). A tile is W = width points wide at its middle and
- * spans 2H levels, H = height; its flat part is a = W - 2H points (0 for a diamond, where
- * H = W/2). Row r of tiles covers the levels rH - H < t <= rH + H; tile i of row r has its
- * middle at level rH over the points [m, m + W), m = lab05_tile_left(row, i, W, H), and at
- * level t = rH - d (bottom half) or rH + d (top half), 0 <= d <= H, it covers the points
- * [m + d, m + W - d). Rows r and r + 1 interlock: together they cover every point of every
- * level exactly once, so no point is computed twice and a row depends only on the row below.
- * Launch r therefore advances the finished front by H steps: D/2 steps for a diamond of D
- * points.
- *
- * What a tile reads and writes in global memory (nothing else):
- *   - row 0 reads its middle level 0, [m, m + W), from d_y (the initial state);
- *   - a row r >= 1 reads its bottom flat, level rH - H, points [m + H, m + H + a), from d_y;
- *   - at each level L = rH + j, j = 0 .. H-1 (and L < steps), a tile writes its two leftmost
- *     and its two rightmost points of level L, (u, v) each, into its edge records (below);
- *   - a bottom-half level of row r needs, beyond its own points of the level below, the two
- *     points on each side that its neighbours of row r - 1 wrote as edges;
- *   - its points of level `steps`, if it has any, go to d_y (the result), and so do its top
- *     flat points of level rH + H when rH + H <= steps (row r + 2 reads them).
- * Points outside 0..n-1 are never computed, read or written; a neighbour beyond a fixed end
- * has u = 0 (the serial reference's guarded loads). Levels above `steps` are not computed.
- *
- * Edge records: 4 doubles (u, v of the left point, then u, v of the right point), at
- * d_edges + lab05_edge_at(n, row, i, side, j, W, H); side 0 is the tile's left edge,
- * points m + j and m + j + 1 at level rH + j; side 1 its right edge, points m + W - j - 2
- * and m + W - j - 1. Rows of even and odd parity use separate records, so a launch reads
- * the records of row r - 1 while it writes those of row r.
+ * You write lab05_tile_row(): one row of tiles of the (space, time) plane per call. The
+ * given loop (given.cu) copies y0 into d_y, calls it for rows 0 .. lab05_rows() - 1 and
+ * copies d_y back. README.md ("Diamond tiling") draws the tiles and lists what a tile reads
+ * and writes. The invariants the tests check: level t is the state after t steps, point x
+ * is (u_x = y[2x], v_x = y[2x+1]); tile i of row r has its middle at level rH over the
+ * points [m, m + W), m = lab05_tile_left(r, i, W, H), and covers [m + d, m + W - d) at the
+ * levels rH -+ d (0 <= d <= H); rows r and r + 1 cover every point of every level exactly
+ * once. Points outside 0..n-1 are never computed, read or written; a neighbour beyond a
+ * fixed end has u = 0. Levels above `steps` are not computed.
  */
 #ifndef LAB05_LAB_H
 #define LAB05_LAB_H
@@ -67,16 +37,14 @@ typedef enum lab05_variant {
 /** Most points in a tile (one thread per point of its middle: a block of at most 1024). */
 #define LAB05_MAX_WIDTH 1024
 
-/* ---------------------------------------------------------------------------------------
- * Your side: kernels.cu defines this.
- * ------------------------------------------------------------------------------------- */
+/* Your side: kernels.cu defines this. */
 
 /**
  * Launch row @p row of tiles: one block of @p width threads per tile (lab05_tiles_in_row()
- * of them; none if that is 0), computing every point of every level the row owns, as the
- * file comment says. Only launch: no allocation, no synchronisation, no copies. The caller
- * calls the rows in order 0, 1, 2, ... on the same stream and checked the tile
- * (diamond: width even, height = width / 2; honeycomb: 1 <= height, 2 height <= width).
+ * of them; none if that is 0), computing every point of every level the row owns. Only
+ * launch: no allocation, synchronisation or copy. The caller calls the rows in order on one
+ * stream and checked the tile (diamond: width even, height = width / 2; honeycomb:
+ * 1 <= height, 2 height <= width).
  *
  * @param variant  LAB05_DIAMOND or LAB05_HONEYCOMB
  * @param n        mass points (>= 1; any n, not a multiple of anything)
@@ -84,7 +52,7 @@ typedef enum lab05_variant {
  * @param row      the row, 0 .. lab05_rows(steps, height) - 1
  * @param width    W, points of a tile's middle (threads per block)
  * @param height   H, steps per launch
- * @param d_y      the state, 2n doubles (see above for what is read and written)
+ * @param d_y      the state, 2n doubles
  * @param d_edges  the edge records, lab05_edge_doubles(n, width, height) doubles
  * @param err      on failure, the message
  * @return 0, -1 on failure, or LAB05_NOT_ATTEMPTED for the honeycomb before the stretch
@@ -92,9 +60,7 @@ typedef enum lab05_variant {
 int lab05_tile_row(lab05_variant variant, int n, int steps, int row, int width, int height,
                    double *d_y, double *d_edges, lk_error *err);
 
-/* ---------------------------------------------------------------------------------------
- * The geometry, for the given loop and your kernels (host and device).
- * ------------------------------------------------------------------------------------- */
+/* The geometry, for the given loop and your kernels (host and device). */
 
 /** Launches (rows of tiles) for @p steps steps of height @p height: 0 for 0 steps, else
     ceil(steps / height) + 1 (the last row finishes the levels the one before left). */
@@ -145,8 +111,9 @@ LK_HD static inline size_t lab05_edge_doubles(int n, int width, int height)
     return 2 * (size_t)lab05_edge_tiles(n, width, height) * 2 * (size_t)height * 4;
 }
 
-/** Where the edge record of tile @p i of row @p row, side @p side (0 left, 1 right), level
-    rH + @p j starts in d_edges: the H records of one side are consecutive. */
+/** Where the edge record (4 doubles: u, v of the left point, then of the right one) of tile
+    @p i of row @p row, side @p side (0 left, 1 right), level rH + @p j starts in d_edges.
+    Rows of even and odd parity have separate records. */
 LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j, int width,
                                          int height)
 {
@@ -155,26 +122,15 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
             (size_t)j) * 4;
 }
 
-/* ---------------------------------------------------------------------------------------
- * Stretch model (not graded; README.md, "Stretch: the Brusselator"): the 2-D Brusselator
- * of labkit/bruss.h, where the access distance is one grid row (2m components) and grows
- * with the grid. kernels.cu defines lab05_bruss_launch().
- * ------------------------------------------------------------------------------------- */
+/* Stretch model (not graded; README.md, "Stretch: the Brusselator"): kernels.cu defines
+ * lab05_bruss_launch(). */
 
 /**
  * Advance the m x m Brusselator @p steps explicit Euler steps from @p d_in into @p d_out
- * (2m^2 doubles each, labkit/bruss.h's layout) in one launch: temporal blocking over the
- * grid rows. The given loop (given.cu) calls it with steps = the tile height H (the last
- * launch fewer) and swaps d_in and d_out between calls. `--tile WxH` gives @p rows = W,
- * the grid rows each block writes; without `--tile` (the variant's default 0x4, W = 0) the
- * given code chooses W and H (lab05_bruss_auto_tile()).
- *
- * The scheme of the handout: the block of rows [r, r + W) reads the rows
- * [r - steps, r + W + steps) of d_in (clipped to 0..m-1: beyond the border the reflection
- * reads inside the grid), advances them in shared memory, one row fewer on each side per
- * step, and writes its own W rows into d_out. d_in is never written (other blocks read it).
- * Only launch: no allocation, no synchronisation, no copies. Compute with
- * lk_bruss_point_step() so the result equals the serial reference to the bit.
+ * (2m^2 doubles each, labkit/bruss.h's layout) in one launch, each block writing @p rows
+ * grid rows. The given loop calls it with steps = the tile height H (the last launch fewer)
+ * and swaps the buffers between calls. @p d_in is never written (other blocks read it).
+ * Only launch: no allocation, synchronisation or copy. Compute with lk_bruss_point_step().
  *
  * @param m      grid side (2 <= m <= LK_BRUSS_MAX_M, odd or even)
  * @param steps  Euler steps of this launch (0: nothing to do, launch nothing)
@@ -188,19 +144,16 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
 int lab05_bruss_launch(int m, int steps, int rows, const double *d_in, double *d_out,
                        lk_error *err);
 
-/** Shared memory of the handout's scheme: two buffers (levels t and t + 1) of the rows a
-    block holds, W + 2H at most, each 2m doubles. */
+/** Shared memory of the handout's row bands: two levels of W + 2H rows of 2m doubles. */
 static inline size_t lab05_bruss_band_bytes(int m, int rows, int steps)
 {
     return 2 * ((size_t)rows + 2 * (size_t)steps) * 2 * (size_t)m * sizeof(double);
 }
 
 /**
- * The tile `--tile 0xH` (the default 0x4) runs on a GPU of @p sms SMs with @p smem bytes of
- * shared memory per block: H lowered until one row and H halo rows on each side fit, then
- * W = as many rows as fit, but at most ceil(m / sms) so that every SM gets a band.
- * Returns 0, or -1 when not even one row with one halo row on each side fits (a grid too
- * wide for row bands in shared memory: the lesson of the stretch).
+ * The given loop's tile for `--tile 0xH` (the default 0x4) on @p sms SMs with @p smem bytes
+ * of shared memory per block: H lowered until one row and H halo rows on each side fit, W as
+ * many rows as fit but at most ceil(m / sms). -1 when not even H = 1 fits.
  */
 static inline int lab05_bruss_auto_tile(int m, int sms, size_t smem, int *rows, int *height)
 {
