@@ -210,11 +210,11 @@ submit() {
         i=$((i + 1))
     done <"$job/students"
     local total=$i
-    local list
-    list=$(ranges "${indices[@]}")
     if [ ${#indices[@]} -eq 0 ]; then
         echo "$slurm_who: all $total parts in $out/parts are up to date: merging them"
     else
+        local list
+        list=$(ranges "${indices[@]}")
         echo "$slurm_who: submitting ${#indices[@]} of $total students (array indices $list)"
         local common=(--job-name=labkit-grade "${slurm_opts[@]}")
         if [ "${SLURM_WAIT:-1}" = 0 ]; then

@@ -60,6 +60,8 @@ start() {
         count=1 status=none
     chmod 0400 "$dir/munge/munge.key"
     PATH=$PATH:/usr/sbin
+    # --force: munged wants every folder above its socket open to all users; this cluster's
+    # clients are root (its tests), and DIR may be a private temporary folder.
     munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
         --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
         --seed-file="$dir/munge/munge.seed" --force ||
@@ -99,7 +101,6 @@ SlurmdPort=${LK_SLURMD_PORT:-6818}
 $node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-    sed -i 's/ UpTime=[^ ]*//' "$dir/slurm.conf"
     export SLURM_CONF=$dir/slurm.conf
     slurmctld -i || fail "slurmctld did not start: see $dir/slurmctld.log"
     wait_for 20 scontrol ping || fail "slurmctld does not answer after 20 s: see $dir/slurmctld.log"

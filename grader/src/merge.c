@@ -196,6 +196,9 @@ int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_stu
     lk_error err;
     gr_session_log(s->out, "merge: %d submission%s from %s, parts in %s", n, n == 1 ? "" : "s",
                    s->self ? "self" : s->subs, parts);
+    /* The class's files say where the GPU work ran: on the parts' nodes, not here. */
+    snprintf(s->env.gpu_reason, sizeof s->env.gpu_reason,
+             "the nodes that graded the parts (each student's report names its node and GPU)");
     for (int i = 0; i < n; i++) {
         char *part = gr_strf("%s/%s", parts, st[i].name);
         st[i].labs = gr_xcalloc(s->nlabs, sizeof *st[i].labs);
@@ -230,11 +233,10 @@ int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_stu
         }
         free(part);
     }
-    /* The class's host is not where the GPU stages ran: the reports of the parts say where. */
     gr_report_ctx rc = {&s->env, s->self ? "self (this kit's student files)" : s->subs,
                         s->rubric_path, s->graded, s->nlabs,
-                        gpu_not_run ? "GPU stages not run where the parts were graded: see "
-                                      "each student's report"
+                        gpu_not_run ? "no GPU where some parts were graded (each student's "
+                                      "report says where)"
                                     : NULL};
     if (gr_write_class_files(s->out, o, &rc, st, n, &err) != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);
