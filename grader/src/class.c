@@ -102,10 +102,8 @@ static int write_student(const char *out, const gr_report_ctx *rc, const gr_stud
     return r;
 }
 
-/* The class's files: gradebook, summary, and what the options ask for (JUnit, the LMS
-   exports with the roster check). */
-static int write_class(const char *out, const gr_options *o, const gr_report_ctx *rc,
-                       const gr_student *st, int n, lk_error *err)
+int gr_write_class_files(const char *out, const gr_options *o, const gr_report_ctx *rc,
+                         const gr_student *st, int n, lk_error *err)
 {
     char *gb = gr_strf("%s/gradebook.csv", out), *sm = gr_strf("%s/summary.md", out);
     char *ju = gr_strf("%s/junit.xml", out), *cv = gr_strf("%s/canvas.csv", out);
@@ -256,10 +254,8 @@ static int jobs_ahead(const gr_session *s, const gr_options *o, char *note, size
     return gr_jobs_that_fit(jobs, per_build, gr_mem_available("/proc/meminfo"), note, size);
 }
 
-/* The rubric's deadline for lab @p l of @p st, with the late days the course's tokens cover
-   (planned over every lab of the rubric, whichever labs this run grades). */
-static void apply_deadline(const gr_session *s, const gr_options *o, const gr_student *st,
-                           int l, gr_lab_result *r)
+void gr_apply_course_deadline(const gr_session *s, const gr_options *o, const gr_student *st,
+                              int l, gr_lab_result *r)
 {
     const gr_rubric *rub = &s->rubric;
     int *covered = gr_xcalloc(rub->nlabs ? rub->nlabs : 1, sizeof *covered), token_days = 0;
@@ -375,7 +371,7 @@ static void load_saved_student(const gr_session *s, const gr_options *o, gr_stud
                         s->graded[l]->points_correct + s->graded[l]->points_perf);
             st->done = 0;
         } else if (!st->nattempts) { /* an attempt's result was saved with its penalty */
-            apply_deadline(s, o, st, l, &st->labs[l]);
+            gr_apply_course_deadline(s, o, st, l, &st->labs[l]);
         }
         st->labs[l].reused = 1;
         free(path);
@@ -517,7 +513,7 @@ static void grade_student(gr_session *s, gr_student *students, int i, const gr_o
             gr_lab_redact(r, s->seed);
         }
         if (!st->nattempts)
-            apply_deadline(s, o, st, l, r);
+            gr_apply_course_deadline(s, o, st, l, r);
         q->pid[k] = -1;
         *graded_labs += !r->reused;
         if (strcmp(r->outcome, GR_OUT_GPU_NOT_RUN) == 0)
@@ -592,7 +588,7 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
         grade_student(s, st, i, o, width, &q, t, &graded_labs, prior);
         load_audit(s, &st[i]);
         if (write_student(s->out, &rctx, &st[i], o->gradescope, &err) != 0 ||
-            write_class(s->out, o, &rctx, st, n, &err) != 0) {
+            gr_write_class_files(s->out, o, &rctx, st, n, &err) != 0) {
             fprintf(stderr, "labkit-grade: %s\n", err.msg);
             t->grader_errors++;
         }
@@ -601,7 +597,7 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
     free(q.pid);
     free(prior);
     award_contests(s, o, &rctx, st, n, t);
-    if (write_class(s->out, o, &rctx, st, n, &err) != 0) {
+    if (gr_write_class_files(s->out, o, &rctx, st, n, &err) != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);
         t->grader_errors++;
     }

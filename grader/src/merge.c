@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "class.h"
 #include "export.h"
 #include "util.h"
 
@@ -15,78 +16,17 @@ enum { EXIT_GRADED = 0, EXIT_ERROR = 1, EXIT_NO_GPU = 4 };
 /* The largest report a part may hand over (a report.md with every check's detail). */
 #define MAX_PART_FILE (16u << 20)
 
-typedef struct class_files {
+/* One student's results.json, for gr_write_atomic. */
+typedef struct student_file {
     const gr_report_ctx *rc;
     const gr_student *st;
-    int n;
-    const gr_roster *roster;
-} class_files;
+} student_file;
 
-static int w_gradebook(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_gradebook(f, w->rc, w->st, w->n);
-}
-static int w_summary(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_summary(f, w->rc, w->st, w->n);
-}
-static int w_junit(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_junit(f, w->rc, w->st, w->n);
-}
-static int w_canvas(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_canvas(f, w->rc, w->roster, w->st, w->n);
-}
-static int w_moodle(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_moodle(f, w->rc, w->roster, w->st, w->n);
-}
-static int w_roster_check(FILE *f, void *p, lk_error *e)
-{
-    (void)e;
-    const class_files *w = p;
-    return gr_write_roster_check(f, w->roster, w->st, w->n);
-}
 static int w_gradescope(FILE *f, void *p, lk_error *e)
 {
     (void)e;
-    const class_files *w = p;
+    const student_file *w = p;
     return gr_write_gradescope(f, w->rc, w->st);
-}
-
-int gr_write_class_files(const char *out, const gr_options *o, const gr_report_ctx *rc,
-                         const gr_student *st, int n, lk_error *err)
-{
-    char *gb = gr_strf("%s/gradebook.csv", out), *sm = gr_strf("%s/summary.md", out);
-    char *ju = gr_strf("%s/junit.xml", out), *cv = gr_strf("%s/canvas.csv", out);
-    char *mo = gr_strf("%s/moodle.csv", out), *rk = gr_strf("%s/roster-check.txt", out);
-    class_files w = {rc, st, n, o->roster};
-    int r = gr_write_atomic(gb, w_gradebook, &w, err) == 0 &&
-                    gr_write_atomic(sm, w_summary, &w, err) == 0 &&
-                    (!o->junit || gr_write_atomic(ju, w_junit, &w, err) == 0) &&
-                    (!o->export_canvas || gr_write_atomic(cv, w_canvas, &w, err) == 0) &&
-                    (!o->export_moodle || gr_write_atomic(mo, w_moodle, &w, err) == 0) &&
-                    (!o->roster || gr_write_atomic(rk, w_roster_check, &w, err) == 0)
-                ? 0
-                : -1;
-    free(gb);
-    free(sm);
-    free(ju);
-    free(cv);
-    free(mo);
-    free(rk);
-    return r;
 }
 
 /* Copy the part's file @p name of the student into the class's folder @p dir; @p extra (or
@@ -175,21 +115,6 @@ static int take_part(const gr_session *s, const char *part, const gr_student *st
     return rc;
 }
 
-/* The rubric's deadline for lab @p l of @p st with the late days the course's tokens cover,
-   as class.c applies it to a graded lab (the saved result keeps the points earned). */
-static void apply_deadline(const gr_session *s, const gr_options *o, const gr_student *st,
-                           int l, gr_lab_result *r)
-{
-    const gr_rubric *rub = &s->rubric;
-    int *covered = gr_xcalloc(rub->nlabs ? rub->nlabs : 1, sizeof *covered), token_days = 0;
-    gr_plan_late_tokens(rub, o->times, st->name, st->root, covered);
-    for (int i = 0; i < rub->nlabs; i++)
-        if (&rub->labs[i] == s->graded[l])
-            token_days = covered[i];
-    gr_apply_deadline(s->graded[l], o->times, st->name, st->root, token_days, r);
-    free(covered);
-}
-
 int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_student *st, int n)
 {
     int missing = 0, gpu_not_run = 0, errors = 0;
@@ -217,7 +142,7 @@ int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_stu
         } else {
             st[i].done = 1;
             for (int l = 0; l < s->nlabs; l++) {
-                apply_deadline(s, o, &st[i], l, &st[i].labs[l]);
+                gr_apply_course_deadline(s, o, &st[i], l, &st[i].labs[l]);
                 gpu_not_run += strcmp(st[i].labs[l].outcome, GR_OUT_GPU_NOT_RUN) == 0;
             }
             double total, max;
@@ -243,7 +168,7 @@ int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_stu
         errors++;
     }
     for (int i = 0; i < n && o->gradescope; i++) {
-        class_files w = {&rc, &st[i], 1, o->roster};
+        student_file w = {&rc, &st[i]};
         char *gs = gr_strf("%s/students/%s/results.json", s->out, st[i].dir);
         if (st[i].done && gr_write_atomic(gs, w_gradescope, &w, &err) != 0) {
             fprintf(stderr, "labkit-grade: %s\n", err.msg);

@@ -22,8 +22,4 @@
  */
 int gr_merge_parts(gr_session *s, const gr_options *o, const char *parts, gr_student *st, int n);
 
-/** The class's files (gradebook, summary, JUnit, LMS exports, roster check) into @p out. */
-int gr_write_class_files(const char *out, const gr_options *o, const gr_report_ctx *rc,
-                         const gr_student *st, int n, lk_error *err);
-
 #endif
