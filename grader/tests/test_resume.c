@@ -169,7 +169,11 @@ static void kill_strays(const char *marker)
             pid_t pid = (pid_t)atoi(e->d_name);
             if (strstr(buf, marker) && pid != getpid()) {
                 found++;
-                kill(-getpgid(pid), SIGKILL);
+                /* A build the killed grader started may share this test's own process group:
+                   killing that group would kill the test. */
+                pid_t group = getpgid(pid);
+                if (group > 0 && group != getpgrp())
+                    kill(-group, SIGKILL);
                 kill(pid, SIGKILL);
             }
         }
