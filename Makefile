@@ -3,15 +3,15 @@ include common/common.mk
 
 REPORTS := $(LK_BUILD)/reports
 LABS := $(sort $(patsubst labs/%/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.h))))
-LK_HEADERS := $(wildcard common/include/labkit/*.h)
+# With the private headers of common/src (the harness files share harness_state.h).
+LK_HEADERS := $(wildcard common/include/labkit/*.h common/src/*.h)
 LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.c)) \
            $(patsubst common/src/%.cu,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.cu))
 COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c))
 GEN := $(LK_BUILD)/bin/labkit-gen
-# The serial references live in their labs (one per model); the generator and the manifest
-# test hash datasets with them.
-SERIAL_REFS := labs/01-straightforward/serial.c labs/02-coalescing/serial.c
-SERIAL_REFS += labs/05-diamond-tiling/serial.c labs/06-reductions/serial.c
+# The serial references, one per model in its folder (labs compile theirs the same way); the
+# generator and the manifest test hash datasets with them.
+SERIAL_REFS := $(wildcard common/models/*/serial.c)
 # Every slides/NN-name.md is a deck; a new lab's deck needs nothing but its file.
 DECKS := $(wildcard slides/[0-9][0-9]-*.md)
 DECK_PDFS := $(patsubst slides/%.md,$(LK_BUILD)/slides/%.pdf,$(DECKS))

@@ -21,8 +21,10 @@ NVCC_ARCHFLAGS := $(foreach a,$(LK_ARCH_NUMS),-gencode arch=compute_$(a),code=sm
                   -gencode arch=compute_$(LK_PTX_ARCH),code=compute_$(LK_PTX_ARCH)
 
 LK_WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CPPFLAGS += -I$(LK_TOP)/common/include -I$(CUDA_HOME)/include -I/usr/include/libpng16 \
-            -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"' -DLK_TOP_DIR='"$(LK_TOP)"'
+# common/models: a lab's serial.c compiles its model's reference as "<model>/serial.c".
+CPPFLAGS += -I$(LK_TOP)/common/include -I$(LK_TOP)/common/models -I$(CUDA_HOME)/include \
+            -I/usr/include/libpng16 -D_POSIX_C_SOURCE=200809L -DLK_CUDA_ARCHS='"$(CUDA_ARCH)"' \
+            -DLK_TOP_DIR='"$(LK_TOP)"'
 CFLAGS ?= -O3 -g
 # OpenMP: the dataset generators spread large grids over the cores (labkit/parallel.h).
 CFLAGS += -std=c11 $(LK_WARN) -ffp-contract=off -fno-fast-math -pthread -fopenmp

@@ -11,7 +11,6 @@
 #include "labkit/sciddicat.h"
 #include "labkit/swe.h"
 #include "labkit/vstring.h"
-#include "../labs/06-reductions/given.h"
 
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
@@ -148,9 +147,9 @@ static int expect_reduce(const char *manifest_path, const char *name, lk_error *
     if (lk_reduce_load_dataset(manifest_path, name, &in, NULL, NULL, err) != 0)
         return -1;
     if (in.lagrange)
-        lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
     else
-        lab06_serial_reduce(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+        lk_reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
     int rc = lk_binary_md5(in.gold, in.nout, hex, err);
     if (rc == 0)
         printf("%s\n", hex);

@@ -114,6 +114,8 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(lk_say) CC $(call lk_rel,$<)
 	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
+# serial.c compiles its model's reference (common/models/<model>/serial.c): rebuilt with it.
+$(LAB_SERIAL): $(wildcard $(LK_TOP)/common/models/*/serial.c)
 
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB) $(B)/link-mode $(if $(PROG_GRADED_FLAGS),$(B)/no-reference.flags)
 	$(lk_say) LD $(call lk_rel,$@)

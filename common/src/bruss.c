@@ -1,5 +1,5 @@
 /* The Brusselator (labkit/bruss.h): generator specs, initial states, datasets, hashes and
-   text output. The Euler steps are lab 05's serial.c and kernels. */
+   text output. The Euler steps are common/models/bruss/serial.c and the kernels. */
 #include "labkit/bruss.h"
 
 #include <stdio.h>
@@ -85,23 +85,22 @@ int lk_bruss_generate(const lk_bruss_spec *spec, lk_bruss *sim, lk_error *err)
     return 0;
 }
 
+/* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
+static int generate_from_spec(const char *text, void *problem, lk_error *err)
+{
+    lk_bruss_spec spec;
+    if (lk_bruss_spec_parse(text, &spec, err) != 0)
+        return LK_BAD_SPEC;
+    return lk_bruss_generate(&spec, problem, err);
+}
+
+const lk_dataset_kind lk_bruss_datasets = {
+    .model = "bruss", .noun = "Brusselator", .generate = generate_from_spec};
+
 int lk_bruss_load_dataset(const char *manifest_path, const char *name, lk_bruss *sim,
                           int *steps, char *md5, lk_error *err)
 {
-    lk_manifest_entry e;
-    if (lk_manifest_lookup(manifest_path, name, "bruss", "Brusselator", &e, err) != 0)
-        return -1;
-    lk_bruss_spec spec;
-    lk_error sub;
-    if (lk_bruss_spec_parse(e.spec, &spec, &sub) != 0)
-        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
-    if (lk_bruss_generate(&spec, sim, err) != 0)
-        return -1;
-    if (steps)
-        *steps = e.steps;
-    if (md5)
-        memcpy(md5, e.md5, sizeof e.md5);
-    return 0;
+    return lk_dataset_load(&lk_bruss_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
 void lk_bruss_free(lk_bruss *sim)

@@ -164,3 +164,38 @@ int lk_manifest_lookup(const char *path, const char *name, const char *model,
     lk_manifest_free(&m);
     return rc;
 }
+
+int lk_dataset_load(const lk_dataset_kind *kind, const char *manifest_path, const char *name,
+                    void *problem, int *steps, char *md5, lk_error *err)
+{
+    lk_manifest_entry e;
+    if (lk_manifest_lookup(manifest_path, name, kind->model,
+                           kind->load_stored ? NULL : kind->noun, &e, err) != 0)
+        return -1;
+    if (e.stored) {
+        /* A stored dataset's files sit under the manifest's folder (DIR/<model>/). */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", manifest_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            strcpy(dir, ".");
+        if (kind->load_stored(dir, name, problem, err) != 0)
+            return -1;
+    } else {
+        lk_error why;
+        const int rc = kind->generate(e.spec, problem, &why);
+        if (rc == LK_BAD_SPEC)
+            return lk_fail(err, "%s:%d: %s", manifest_path, e.line, why.msg);
+        if (rc != 0) {
+            *err = why;
+            return -1;
+        }
+    }
+    if (steps)
+        *steps = e.steps;
+    if (md5)
+        memcpy(md5, e.md5, sizeof e.md5);
+    return 0;
+}

@@ -178,23 +178,22 @@ int lk_reduce_generate(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error
     return rc;
 }
 
+/* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
+static int generate_from_spec(const char *text, void *problem, lk_error *err)
+{
+    lk_reduce_spec spec;
+    if (lk_reduce_spec_parse(text, &spec, err) != 0)
+        return LK_BAD_SPEC;
+    return lk_reduce_generate(&spec, problem, err);
+}
+
+const lk_dataset_kind lk_reduce_datasets = {
+    .model = "reduce", .noun = "reduction", .generate = generate_from_spec};
+
 int lk_reduce_load_dataset(const char *manifest_path, const char *name, lk_reduce_input *in,
                            int *steps, char *md5, lk_error *err)
 {
-    lk_manifest_entry e;
-    if (lk_manifest_lookup(manifest_path, name, "reduce", "reduction", &e, err) != 0)
-        return -1;
-    lk_reduce_spec spec;
-    lk_error sub;
-    if (lk_reduce_spec_parse(e.spec, &spec, &sub) != 0)
-        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
-    if (lk_reduce_generate(&spec, in, err) != 0)
-        return -1;
-    if (steps)
-        *steps = e.steps;
-    if (md5)
-        memcpy(md5, e.md5, sizeof e.md5);
-    return 0;
+    return lk_dataset_load(&lk_reduce_datasets, manifest_path, name, in, steps, md5, err);
 }
 
 void lk_reduce_input_free(lk_reduce_input *in)

@@ -8,28 +8,13 @@
 #include "labkit/grid_io.h"
 #include "labkit/png.h"
 
-static int load(const lk_options *o, lk_reduce_input *in, int *dataset_steps, char *label,
-                size_t size, lk_error *err)
-{
-    if (o->dataset) {
-        snprintf(label, size, "%s", o->dataset);
-        return lk_reduce_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, in,
-                                      dataset_steps, NULL, err);
-    }
-    snprintf(label, size, "%s", o->gen);
-    lk_reduce_spec spec;
-    return lk_reduce_spec_parse(o->gen, &spec, err) || lk_reduce_generate(&spec, in, err)
-               ? -1
-               : 0;
-}
-
 int lk_reduce_open(lk_run *run, lk_reduce_input *in)
 {
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
-    if (load(&run->opt, in, &dataset_steps, run->label, sizeof run->label, &run->err) != 0)
-        return lk_run_fail(run);
+    if (lk_run_open_dataset(run, &lk_reduce_datasets, in, &dataset_steps) != 0)
+        return -1;
     if (run->opt.png && in->lagrange) {
         lk_fail(&run->err, "--png: a Lagrange problem has no picture: use --out (x and p(x) "
                            "per line) and plot it");

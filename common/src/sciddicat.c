@@ -293,38 +293,33 @@ int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim
     return 0;
 }
 
+/* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
+static int generate_from_spec(const char *text, void *problem, lk_error *err)
+{
+    lk_sciddicat_spec spec;
+    if (lk_sciddicat_spec_parse(text, &spec, err) != 0)
+        return LK_BAD_SPEC;
+    return lk_sciddicat_load_generated(&spec, problem, err);
+}
+
+/* A stored dataset's three files in the course layout: DIR/sciddicat/NAME_*.txt. */
+static int load_stored(const char *dir, const char *name, void *problem, lk_error *err)
+{
+    char header[4200], dem[4200], source[4200];
+    snprintf(header, sizeof header, "%s/sciddicat/%s_header.txt", dir, name);
+    snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
+    snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
+    return lk_sciddicat_load(header, dem, source, problem, err);
+}
+
+const lk_dataset_kind lk_sciddicat_datasets = {
+    .model = "sciddicat", .noun = "SciddicaT", .generate = generate_from_spec,
+    .load_stored = load_stored};
+
 int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
                               int *steps, char *md5, lk_error *err)
 {
-    lk_manifest_entry e;
-    if (lk_manifest_lookup(manifest_path, name, "sciddicat", NULL, &e, err) != 0)
-        return -1;
-    if (e.stored) {
-        char dir[4096], header[4200], dem[4200], source[4200];
-        snprintf(dir, sizeof dir, "%s", manifest_path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            strcpy(dir, ".");
-        snprintf(header, sizeof header, "%s/sciddicat/%s_header.txt", dir, name);
-        snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
-        snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
-        if (lk_sciddicat_load(header, dem, source, sim, err) != 0)
-            return -1;
-    } else {
-        lk_sciddicat_spec spec;
-        lk_error sub;
-        if (lk_sciddicat_spec_parse(e.spec, &spec, &sub) != 0)
-            return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
-        if (lk_sciddicat_load_generated(&spec, sim, err) != 0)
-            return -1;
-    }
-    if (steps)
-        *steps = e.steps;
-    if (md5)
-        memcpy(md5, e.md5, sizeof e.md5);
-    return 0;
+    return lk_dataset_load(&lk_sciddicat_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
 void lk_sciddicat_free(lk_sciddicat *sim)

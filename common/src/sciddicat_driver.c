@@ -9,22 +9,10 @@
 #include "labkit/grid_io.h"
 #include "labkit/png.h"
 
-static int load(const lk_options *o, lk_sciddicat *sim, int *dataset_steps, char *label,
-                size_t size, lk_error *err)
+/* The input files the command line names, in the course layout or as ESRI grids. */
+static int load_files(const lk_options *o, lk_sciddicat *sim, char *label, size_t size,
+                      lk_error *err)
 {
-    if (o->dataset) {
-        snprintf(label, size, "%s", o->dataset);
-        return lk_sciddicat_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, sim,
-                                         dataset_steps, NULL, err);
-    }
-    if (o->gen) {
-        snprintf(label, size, "%s", o->gen);
-        lk_sciddicat_spec spec;
-        return lk_sciddicat_spec_parse(o->gen, &spec, err) ||
-                       lk_sciddicat_load_generated(&spec, sim, err)
-                   ? -1
-                   : 0;
-    }
     if (o->nfiles == 3) {
         snprintf(label, size, "%s", o->files[1]);
         return lk_sciddicat_load(o->files[0], o->files[1], o->files[2], sim, err);
@@ -50,7 +38,10 @@ int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim)
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
-    if (load(&run->opt, sim, &dataset_steps, run->label, sizeof run->label, &run->err) != 0)
+    if (run->opt.dataset || run->opt.gen) {
+        if (lk_run_open_dataset(run, &lk_sciddicat_datasets, sim, &dataset_steps) != 0)
+            return -1;
+    } else if (load_files(&run->opt, sim, run->label, sizeof run->label, &run->err) != 0)
         return lk_run_fail(run);
     run->steps = lk_run_choose_steps(run, dataset_steps, 4000);
     const size_t n = (size_t)sim->rows * sim->cols;

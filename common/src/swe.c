@@ -212,23 +212,22 @@ int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
     return 0;
 }
 
+/* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
+static int generate_from_spec(const char *text, void *problem, lk_error *err)
+{
+    lk_swe_spec spec;
+    if (lk_swe_spec_parse(text, &spec, err) != 0)
+        return LK_BAD_SPEC;
+    return lk_swe_generate(&spec, problem, err);
+}
+
+const lk_dataset_kind lk_swe_datasets = {
+    .model = "swe", .noun = "shallow-water", .generate = generate_from_spec};
+
 int lk_swe_load_dataset(const char *manifest_path, const char *name, lk_swe *sim, int *steps,
                         char *md5, lk_error *err)
 {
-    lk_manifest_entry e;
-    if (lk_manifest_lookup(manifest_path, name, "swe", "shallow-water", &e, err) != 0)
-        return -1;
-    lk_swe_spec spec;
-    lk_error sub;
-    if (lk_swe_spec_parse(e.spec, &spec, &sub) != 0)
-        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
-    if (lk_swe_generate(&spec, sim, err) != 0)
-        return -1;
-    if (steps)
-        *steps = e.steps;
-    if (md5)
-        memcpy(md5, e.md5, sizeof e.md5);
-    return 0;
+    return lk_dataset_load(&lk_swe_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
 void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q)

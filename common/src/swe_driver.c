@@ -9,18 +9,9 @@ int lk_swe_open(lk_run *run, lk_swe *sim)
     if (run->status != 0)
         return -1;
     const lk_options *o = &run->opt;
-    int dataset_steps = -1, rc;
-    if (o->dataset) {
-        snprintf(run->label, sizeof run->label, "%s", o->dataset);
-        rc = lk_swe_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, sim,
-                                 &dataset_steps, NULL, &run->err);
-    } else {
-        snprintf(run->label, sizeof run->label, "%s", o->gen);
-        lk_swe_spec spec;
-        rc = lk_swe_spec_parse(o->gen, &spec, &run->err) || lk_swe_generate(&spec, sim, &run->err);
-    }
-    if (rc != 0)
-        return lk_run_fail(run);
+    int dataset_steps = -1;
+    if (lk_run_open_dataset(run, &lk_swe_datasets, sim, &dataset_steps) != 0)
+        return -1;
     if (o->time >= 0.0) {
         if (lk_swe_steps_for_time(sim, o->time, &run->steps, &run->err) != 0)
             return lk_run_fail(run);

@@ -1,5 +1,5 @@
 /* The vibrating string (labkit/vstring.h): generator specs, initial states, datasets,
-   hashes and text output. The Euler steps are the lab's serial.c and kernels. */
+   hashes and text output. The Euler steps are common/models/vstring/serial.c and the kernels. */
 #include "labkit/vstring.h"
 
 #include <math.h>
@@ -96,23 +96,22 @@ int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *
     return 0;
 }
 
+/* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
+static int generate_from_spec(const char *text, void *problem, lk_error *err)
+{
+    lk_vstring_spec spec;
+    if (lk_vstring_spec_parse(text, &spec, err) != 0)
+        return LK_BAD_SPEC;
+    return lk_vstring_generate(&spec, problem, err);
+}
+
+const lk_dataset_kind lk_vstring_datasets = {
+    .model = "vstring", .noun = "string", .generate = generate_from_spec};
+
 int lk_vstring_load_dataset(const char *manifest_path, const char *name, lk_vstring *sim,
                             int *steps, char *md5, lk_error *err)
 {
-    lk_manifest_entry e;
-    if (lk_manifest_lookup(manifest_path, name, "vstring", "string", &e, err) != 0)
-        return -1;
-    lk_vstring_spec spec;
-    lk_error sub;
-    if (lk_vstring_spec_parse(e.spec, &spec, &sub) != 0)
-        return lk_fail(err, "%s:%d: %s", manifest_path, e.line, sub.msg);
-    if (lk_vstring_generate(&spec, sim, err) != 0)
-        return -1;
-    if (steps)
-        *steps = e.steps;
-    if (md5)
-        memcpy(md5, e.md5, sizeof e.md5);
-    return 0;
+    return lk_dataset_load(&lk_vstring_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
 void lk_vstring_free(lk_vstring *sim)

@@ -12,20 +12,9 @@ int lk_vstring_open(lk_run *run, lk_vstring *sim)
 {
     if (run->status != 0)
         return -1;
-    const lk_options *o = &run->opt;
-    int dataset_steps = -1, rc;
-    if (o->dataset) {
-        snprintf(run->label, sizeof run->label, "%s", o->dataset);
-        rc = lk_vstring_load_dataset(LK_TOP_DIR "/datasets/MANIFEST", o->dataset, sim,
-                                     &dataset_steps, NULL, &run->err);
-    } else {
-        snprintf(run->label, sizeof run->label, "%s", o->gen);
-        lk_vstring_spec spec;
-        rc = lk_vstring_spec_parse(o->gen, &spec, &run->err) ||
-             lk_vstring_generate(&spec, sim, &run->err);
-    }
-    if (rc != 0)
-        return lk_run_fail(run);
+    int dataset_steps = -1;
+    if (lk_run_open_dataset(run, &lk_vstring_datasets, sim, &dataset_steps) != 0)
+        return -1;
     run->steps = lk_run_choose_steps(run, dataset_steps, LK_VSTRING_DEFAULT_STEPS);
     snprintf(run->details, sizeof run->details, " (%d mass points, u and v interleaved; h %g)",
              sim->n, LK_VSTRING_H);

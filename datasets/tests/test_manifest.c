@@ -8,7 +8,6 @@
 #include "labkit/md5.h"
 #include "labkit/reduce.h"
 #include "labkit/sciddicat.h"
-#include "../../labs/06-reductions/given.h"
 #include "labkit/testing.h"
 #include "labkit/vstring.h"
 
@@ -95,7 +94,8 @@ Test(manifest, committed_inputs_equal_regenerated_ones)
     lk_manifest_free(&m);
 }
 
-/* Lab 05's string datasets: generated from their specs, hashed with lab 05's serial.c. */
+/* Lab 05's string datasets: generated from their specs, hashed with the string's serial
+   reference (common/models/vstring/serial.c). */
 static void check_vstring_hash(const char *name)
 {
     char manifest[4096], md5[33], hex[33];
@@ -128,7 +128,8 @@ Test(manifest, string_dataset_hashes, .timeout = 600)
     lk_manifest_free(&m);
 }
 
-/* Lab 05's Brusselator datasets (the stretch model): hashed with lab 05's serial.c. */
+/* Lab 05's Brusselator datasets (the stretch model): hashed with its serial reference
+   (common/models/bruss/serial.c). */
 Test(manifest, brusselator_dataset_hashes, .timeout = 600)
 {
     lk_manifest m;
@@ -176,9 +177,9 @@ Test(manifest, reduction_dataset_hashes, .timeout = 300)
         lk_error err;
         LK_ASSERT_OK(lk_reduce_load_dataset(manifest, m.e[i].name, &in, NULL, md5, &err), &err);
         if (in.lagrange)
-            lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+            lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
         else
-            lab06_serial_reduce(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+            lk_reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
         LK_ASSERT_OK(lk_binary_md5(in.gold, in.nout, hex, &err), &err);
         cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s, the manifest "
                          "says %s", m.e[i].name, hex, md5);

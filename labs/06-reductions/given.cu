@@ -58,7 +58,7 @@ double lab06_reference(lk_reduce_input *in)
 {
     const double t0 = lk_wall_seconds();
     if (in->lagrange) {
-        lab06_lagrange_barycentric(in->x, in->y, in->n1, in->xs, in->gold, in->bound, in->S);
+        lk_reduce_lagrange_barycentric(in->x, in->y, in->n1, in->xs, in->gold, in->bound, in->S);
         const double seconds = lk_wall_seconds() - t0;
         for (int s = 0; s < in->S; s++)
             in->bound[s] = lk_lagrange_bound(in->n1, in->bound[s]);
@@ -66,7 +66,7 @@ double lab06_reference(lk_reduce_input *in)
         return seconds;
     }
     double sum_abs;
-    lab06_serial_reduce(in->field, in->rows, in->cols, in->threshold, in->gold, &sum_abs);
+    lk_reduce_serial(in->field, in->rows, in->cols, in->threshold, in->gold, &sum_abs);
     for (int k = 0; k < LK_REDUCE_NOUT; k++)
         in->bound[k] = 0.0;
     in->bound[LK_OUT_SUM] =
@@ -79,9 +79,9 @@ int lab06_serial(const lk_reduce_input *in, int steps, double *out, lk_error *er
 {
     for (int s = 0; s < (steps > 1 ? steps : 1); s++) {
         if (in->lagrange)
-            lab06_lagrange_naive(in->x, in->y, in->n1, in->xs, out, in->S);
+            lk_reduce_lagrange_naive(in->x, in->y, in->n1, in->xs, out, in->S);
         else
-            lab06_serial_reduce(in->field, in->rows, in->cols, in->threshold, out, NULL);
+            lk_reduce_serial(in->field, in->rows, in->cols, in->threshold, out, NULL);
     }
     return 0;
 }

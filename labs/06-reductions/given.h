@@ -31,33 +31,15 @@ int lab06_gpu_run(const lk_reduce_input *in, const char *variant, int steps, dou
                   lk_error *err);
 
 /** Fill in->gold and in->bound (and set in->have_reference), the reference the GPU output
-    is judged against: part A lab06_serial_reduce() and lk_reduce_sum_bound(), part B
-    lab06_lagrange_barycentric() and lk_lagrange_bound(). Returns the seconds it took (part
+    is judged against: part A lk_reduce_serial() and lk_reduce_sum_bound(), part B
+    lk_reduce_lagrange_barycentric() and lk_lagrange_bound(). Returns the seconds it took (part
     B: the serial barycentric time, the honest baseline of the README). */
 double lab06_reference(lk_reduce_input *in);
 
-/** The serial reference the driver times: part A lab06_serial_reduce(), part B
-    lab06_lagrange_naive(), max(@p steps, 1) times (a serial step is the whole reduction
+/** The serial reference the driver times: part A lk_reduce_serial(), part B
+    lk_reduce_lagrange_naive(), max(@p steps, 1) times (a serial step is the whole reduction
     or evaluation); the result does not depend on @p steps. Returns 0. */
 int lab06_serial(const lk_reduce_input *in, int steps, double *out, lk_error *err);
-
-/* ---------------------------------------------------------------------------------------
- * The serial reference (serial.c).
- * ------------------------------------------------------------------------------------- */
-
-/** Sum (compensated: the reference), max, count and bounding box of a field, as the
-    LK_REDUCE_NOUT values of labkit/reduce.h; also sum |x| into @p sum_abs (may be NULL). */
-void lab06_serial_reduce(const double *x, int rows, int cols, double threshold, double *out,
-                         double *sum_abs);
-
-/** The naive Lagrange evaluation, product of ratios (the serial baseline). */
-void lab06_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
-                          double *ys, int S);
-
-/** Barycentric (second form) Lagrange evaluation, the "gold" reference, with the condition
-    number kappa_s = sum_j |y_j L_j(xs_s)| of each value into @p kappa (may be NULL). */
-void lab06_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
-                                double *ys, double *kappa, int S);
 
 #ifdef __cplusplus
 }

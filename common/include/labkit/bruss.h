@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 
 #ifndef LK_HD
 #ifdef __CUDACC__
@@ -138,6 +139,9 @@ int lk_bruss_generate(const lk_bruss_spec *spec, lk_bruss *sim, lk_error *err);
 /** 1 when @p spec is a generator spec of this model (`bruss:...`). */
 int lk_bruss_is_spec(const char *spec);
 
+/** How the manifest's datasets of this model and `--gen` specs become an lk_bruss
+    (lk_dataset_load(), lk_run_open_dataset()). */
+extern const lk_dataset_kind lk_bruss_datasets;
 /** Load manifest dataset @p name (model `bruss`): its state, steps and md5 (either may be
     NULL). */
 int lk_bruss_load_dataset(const char *manifest_path, const char *name, lk_bruss *sim,
@@ -153,8 +157,8 @@ int lk_bruss_md5(const double *y, int m, char hex[33], lk_error *err);
 int lk_bruss_write_text(const char *path, const double *y, int m, lk_error *err);
 
 /**
- * The serial reference (lab 05's serial.c, beside the string's): @p steps explicit Euler
- * steps of the Brusselator from sim->y0 into @p y_out (2m^2 doubles).
+ * The serial reference (common/models/bruss/serial.c, the string's listing): @p steps
+ * explicit Euler steps of the Brusselator from sim->y0 into @p y_out (2m^2 doubles).
  */
 int lk_bruss_serial(const lk_bruss *sim, int steps, double *y_out, lk_error *err);
 

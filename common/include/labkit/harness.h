@@ -22,6 +22,7 @@
 #include "labkit/copy_kernel.h"
 #include "labkit/cuda_check.h"
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 #include "labkit/timing.h"
 
 #ifdef __cplusplus
@@ -206,6 +207,14 @@ int lk_run_usage_error(lk_run *run);
 
 /** Steps of the run when @p dataset_steps (-1: none) and the options say nothing more. */
 int lk_run_choose_steps(const lk_run *run, int dataset_steps, int default_steps);
+
+/**
+ * Make the problem the options name, `--dataset` (the kit's manifest) or `--gen`, with
+ * @p kind into @p problem, and name it in run->label; the manifest's steps go to
+ * @p dataset_steps (left alone for a spec). Returns 0, or -1 with the run failed.
+ */
+int lk_run_open_dataset(lk_run *run, const lk_dataset_kind *kind, void *problem,
+                        int *dataset_steps);
 
 /**
  * Called by a model's open function once the input is loaded: allocate the outputs of

@@ -60,6 +60,33 @@ int lk_manifest_lookup(const char *path, const char *name, const char *model,
 /** Free a manifest (safe on a zeroed struct). */
 void lk_manifest_free(lk_manifest *m);
 
+/** What a model's generator returns when the generator spec itself is wrong. */
+#define LK_BAD_SPEC 1
+
+/**
+ * How one model makes the problem of a dataset (the struct its functions take, e.g. an
+ * lk_swe), for lk_dataset_load() and the drivers: one per model, beside its generator.
+ */
+typedef struct lk_dataset_kind {
+    const char *model; /**< The manifest's model column, e.g. "swe". */
+    const char *noun;  /**< Its datasets in errors, e.g. "shallow-water". */
+    /** Make @p problem from the generator spec @p spec: 0; LK_BAD_SPEC when the spec is
+        wrong, -1 when a right one cannot be made (@p err says why). */
+    int (*generate)(const char *spec, void *problem, lk_error *err);
+    /** Load @p problem from the files of dataset @p name stored under @p dir (the
+        manifest's folder); NULL when the model's datasets are always generated. */
+    int (*load_stored)(const char *dir, const char *name, void *problem, lk_error *err);
+} lk_dataset_kind;
+
+/**
+ * Make the problem of dataset @p name of @p kind's model in the manifest at
+ * @p manifest_path (errors as lk_manifest_lookup()): from its stored files, or from its
+ * generator spec, where a wrong spec is the manifest line's error. The entry's steps and
+ * md5 go to @p steps and @p md5 (either may be NULL). Returns 0 or -1.
+ */
+int lk_dataset_load(const lk_dataset_kind *kind, const char *manifest_path, const char *name,
+                    void *problem, int *steps, char *md5, lk_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +97,9 @@ int lk_reduce_spec_parse(const char *s, lk_reduce_spec *out, lk_error *err);
 /** Generate @p spec into @p in (allocates; gold and bound are allocated, unfilled). */
 int lk_reduce_generate(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error *err);
 
+/** How the manifest's datasets of this model and `--gen` specs become an lk_reduce_input
+    (lk_dataset_load(), lk_run_open_dataset()). */
+extern const lk_dataset_kind lk_reduce_datasets;
 /** Load a datasets/MANIFEST entry of model `reduce` or `lagrange`; @p steps and @p md5
     (33 bytes) may be NULL. */
 int lk_reduce_load_dataset(const char *manifest_path, const char *name, lk_reduce_input *in,
@@ -115,6 +119,24 @@ double lk_reduce_sum_bound(size_t n, double sum_abs, double reference);
 
 /** Bound of an interpolated value: 10 (n+1) u kappa, kappa = sum_j |y_j L_j(x)|. */
 double lk_lagrange_bound(int n1, double kappa);
+
+/* ---------------------------------------------------------------------------------------
+ * The serial reference (common/models/reduce/serial.c; lab 06's serial.c compiles it).
+ * ------------------------------------------------------------------------------------- */
+
+/** Sum (compensated: the reference), max, count and bounding box of a field, as the
+    LK_REDUCE_NOUT values above; also sum |x| into @p sum_abs (may be NULL). */
+void lk_reduce_serial(const double *x, int rows, int cols, double threshold, double *out,
+                      double *sum_abs);
+
+/** The naive Lagrange evaluation, product of ratios (the serial baseline). */
+void lk_reduce_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
+                              double *ys, int S);
+
+/** Barycentric (second form) Lagrange evaluation, the "gold" reference, with the condition
+    number kappa_s = sum_j |y_j L_j(xs_s)| of each value into @p kappa (may be NULL). */
+void lk_reduce_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
+                                    double *ys, double *kappa, int S);
 
 /**
  * The judged form of an output value: 2 when @p got equals @p reference (both NaN counts as

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 #include "labkit/grid_io.h"
 
 #ifdef __CUDACC__
@@ -200,6 +201,9 @@ int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim
 /** Build a problem from @p spec with the generator; then initialise. */
 int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim,
                                 lk_error *err);
+/** How the manifest's datasets of this model and `--gen` specs become an lk_sciddicat
+    (lk_dataset_load(), lk_run_open_dataset()). */
+extern const lk_dataset_kind lk_sciddicat_datasets;
 /**
  * Load dataset @p name of the manifest at @p manifest_path: its committed files when it is
  * stored (`<dir of manifest>/sciddicat/<name>_{header,dem,source}.txt`), else generated.
@@ -211,8 +215,9 @@ int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sc
 void lk_sciddicat_free(lk_sciddicat *sim);
 
 /**
- * The serial reference, defined in labs/01-straightforward/serial.c (one definition for
- * every SciddicaT lab): copy h0 into @p h (rows*cols) and run @p steps steps on it.
+ * The serial reference, defined in common/models/sciddicat/serial.c (one definition that
+ * every SciddicaT lab's serial.c compiles): copy h0 into @p h (rows*cols) and run @p steps
+ * steps on it.
  * If @p lost is not NULL it receives the thickness that left through the border.
  */
 int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,

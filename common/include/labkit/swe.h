@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 
 #ifndef LK_HD
 #ifdef __CUDACC__
@@ -301,6 +302,9 @@ int lk_swe_alloc(lk_swe *sim, int rows, int cols, double dx, lk_error *err);
 int lk_swe_finish(lk_swe *sim, lk_error *err);
 /** Build a problem from @p spec with the generator. */
 int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err);
+/** How the manifest's datasets of this model and `--gen` specs become an lk_swe
+    (lk_dataset_load(), lk_run_open_dataset()). */
+extern const lk_dataset_kind lk_swe_datasets;
 /**
  * Load dataset @p name (model `swe`) of the manifest at @p manifest_path from its generator
  * spec. If @p steps is not NULL it receives the manifest's step count; @p md5 (33 bytes)
@@ -322,7 +326,7 @@ int lk_swe_steps_for_time(const lk_swe *sim, double seconds, int *steps, lk_erro
 /** Set the ghost layer of @p q by the closed-wall rule (rows, then columns). */
 void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q);
 /** One step: lk_swe_ghosts() on @p cur, then every interior cell of @p next (this and
-    lk_swe_serial() are the serial program, labs/02-coalescing/serial.c). */
+    lk_swe_serial() are the serial program, common/models/swe/serial.c). */
 void lk_swe_step(int rows, int cols, double r, const lk_swe_fields *cur,
                  const lk_swe_fields *next);
 /**

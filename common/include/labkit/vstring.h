@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
+#include "labkit/manifest.h"
 
 #ifndef LK_HD
 #ifdef __CUDACC__
@@ -97,6 +98,9 @@ int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err);
 /** Make the initial state of @p spec (allocates sim->y0; free with lk_vstring_free()). */
 int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *err);
 
+/** How the manifest's datasets of this model and `--gen` specs become an lk_vstring
+    (lk_dataset_load(), lk_run_open_dataset()). */
+extern const lk_dataset_kind lk_vstring_datasets;
 /** Load manifest dataset @p name (model `vstring`): its state, steps and md5 (either may be
     NULL). */
 int lk_vstring_load_dataset(const char *manifest_path, const char *name, lk_vstring *sim,
@@ -112,8 +116,8 @@ int lk_vstring_md5(const double *y, int n, char hex[33], lk_error *err);
 int lk_vstring_write_text(const char *path, const double *y, int n, lk_error *err);
 
 /**
- * The serial reference (the lab's serial.c): @p steps explicit Euler steps of the string
- * from sim->y0 into @p y_out (2N doubles).
+ * The serial reference (common/models/vstring/serial.c): @p steps explicit Euler steps of
+ * the string from sim->y0 into @p y_out (2N doubles).
  */
 int lk_vstring_serial(const lk_vstring *sim, int steps, double *y_out, lk_error *err);
 

@@ -15,7 +15,7 @@ static double just_past(double reference, double bound)
 static void reduce(const double *x, int rows, int cols, double threshold, double *out)
 {
     double sum_abs;
-    lab06_serial_reduce(x, rows, cols, threshold, out, &sum_abs);
+    lk_reduce_serial(x, rows, cols, threshold, out, &sum_abs);
 }
 
 Test(serial, sum_max_count_and_box_of_a_small_grid)
@@ -286,7 +286,7 @@ static void check_naive_within_bound(const char *spec)
     lk_reduce_input in;
     gen(spec, &in);
     double *ys = malloc(in.S * sizeof *ys);
-    lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     assert_judged_ok(&in, ys, spec);
     int s = in.S / 2;
     ys[s] = just_past(in.gold[s], in.bound[s]);
@@ -316,7 +316,7 @@ Test(lagrange, partition_of_unity)
         lk_reduce_input in;
         gen(specs[k], &in);
         double *ys = malloc(in.S * sizeof *ys);
-        lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
         for (int s = 0; s < in.S; s++) {
             cr_assert_leq(fabs(ys[s] - 1.0), in.bound[s], "%s: sum of L_j(%g) = %.17g",
                           specs[k], in.xs[s], ys[s]);
@@ -324,7 +324,7 @@ Test(lagrange, partition_of_unity)
         }
         /* Planted: without its last basis polynomial the sum is no longer one. */
         in.y[in.n1 - 1] = 0.0;
-        lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
         cr_assert_gt(lk_reduce_judge(&in, ys, NULL, 0), 0, "%s: planted error", specs[k]);
         free(ys);
         lk_reduce_input_free(&in);
@@ -338,7 +338,7 @@ Test(lagrange, reproduces_a_cubic_exactly_up_to_rounding)
         lk_reduce_input in;
         gen(specs[k], &in);
         double *ys = malloc(in.S * sizeof *ys);
-        lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
         for (int s = 0; s < in.S; s++) {
             const double x = in.xs[s], f = x * x * x - 2.0 * x;
             cr_assert_leq(fabs(ys[s] - f), 2.0 * in.bound[s] + 1e-12 * fabs(f),
@@ -356,7 +356,7 @@ Test(lagrange, interpolates_at_the_nodes_exactly)
     memcpy(in.xs, in.x, 51 * sizeof(double));
     lab06_reference(&in);
     double ys[51];
-    lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     for (int j = 0; j < 51; j++) {
         cr_assert_eq(ys[j], in.y[j], "naive at node %d: %.17g, not %.17g", j, ys[j], in.y[j]);
         cr_assert_eq(in.gold[j], in.y[j], "gold at node %d", j);
@@ -375,13 +375,13 @@ Test(lagrange, runge_n50_s301_error_is_3_96e_5)
     lk_reduce_input in;
     gen("runge:51x301:0", &in);
     double ys[301];
-    lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     const double naive = runge_error(&in, ys), gold = runge_error(&in, in.gold);
     cr_assert(fabs(naive - 3.96e-5) <= 0.05 * 3.96e-5, "naive: max error %.4g", naive);
     cr_assert(fabs(gold - 3.96e-5) <= 0.05 * 3.96e-5, "gold: max error %.4g", gold);
     /* Planted: 50 nodes instead of 51 is a different polynomial, a different error. */
     gen("runge:50x301:0", &in);
-    lab06_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     cr_assert(fabs(runge_error(&in, ys) - 3.96e-5) > 0.05 * 3.96e-5);
     lk_reduce_input_free(&in);
 }
