@@ -4,10 +4,15 @@ include common/common.mk
 REPORTS := $(LK_BUILD)/reports
 LABS := $(sort $(patsubst labs/%/,%,$(dir $(wildcard labs/[0-9][0-9]-*/lab.h))))
 # With the private headers of common/src (the harness files share harness_state.h).
-LK_HEADERS := $(wildcard common/include/labkit/*.h common/src/*.h)
+LK_HEADERS := $(wildcard common/include/labkit/*.h common/src/*.h common/models/*/*.h)
+# One archive: the kit (common/src) and the models (common/models/<model>/, all but the
+# serial references, which labs and the generator compile themselves).
+MODEL_SRCS := $(filter-out %/serial.c,$(wildcard common/models/*/*.c))
 LK_OBJS := $(patsubst common/src/%.c,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.c)) \
-           $(patsubst common/src/%.cu,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.cu))
-COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c))
+           $(patsubst common/src/%.cu,$(LK_BUILD)/common/%.o,$(wildcard common/src/*.cu)) \
+           $(patsubst common/%.c,$(LK_BUILD)/common/%.o,$(MODEL_SRCS))
+COMMON_TESTS := $(patsubst common/tests/%.c,$(LK_BUILD)/common/tests/%,$(wildcard common/tests/test_*.c)) \
+                $(patsubst common/models/%.c,$(LK_BUILD)/common/models/%,$(wildcard common/models/*/tests/test_*.c))
 GEN := $(LK_BUILD)/bin/labkit-gen
 # The serial references, one per model in its folder (labs compile theirs the same way); the
 # generator and the manifest test hash datasets with them.
@@ -51,6 +56,11 @@ $(LK_LIB): $(LK_OBJS)
 	$(lk_say) AR $(call lk_rel,$@)
 	$(Q)ar rcs $@ $^
 
+$(LK_BUILD)/common/models/%.o: common/models/%.c $(LK_HEADERS) common/common.mk
+	@mkdir -p $(@D)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
 $(LK_BUILD)/common/%.o: common/src/%.c $(LK_HEADERS) common/common.mk
 	@mkdir -p $(@D)
 	$(lk_say) CC $<
@@ -62,6 +72,12 @@ $(LK_BUILD)/common/%.o: common/src/%.cu $(LK_HEADERS) common/common.mk
 	$(Q)$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 $(LK_BUILD)/common/tests/%: common/tests/%.c $(LK_LIB) $(LK_HEADERS)
+	@mkdir -p $(@D)
+	$(lk_say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_HARNESS_LDFLAGS) $(LK_LIB) \
+	  $(LK_TEST_LIBS) $(LK_LIBS)
+
+$(LK_BUILD)/common/models/%: common/models/%.c $(LK_LIB) $(LK_HEADERS)
 	@mkdir -p $(@D)
 	$(lk_say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LK_HARNESS_LDFLAGS) $(LK_LIB) \

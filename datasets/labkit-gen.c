@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "labkit/bruss.h"
+#include "bruss/bruss.h"
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
-#include "labkit/reduce.h"
-#include "labkit/sciddicat.h"
-#include "labkit/swe.h"
-#include "labkit/vstring.h"
+#include "reduce/reduce.h"
+#include "sciddicat/sciddicat.h"
+#include "swe/swe.h"
+#include "vstring/vstring.h"
 
 static const char *usage =
     "usage: labkit-gen [--manifest FILE] COMMAND ...\n"
@@ -24,7 +24,7 @@ static const char *usage =
     "                      string: of the final state, 2N raw doubles; Brusselator: 2M^2)\n"
     "  list                list the manifest's datasets\n";
 
-static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_error *err)
+static int write_files(const sciddicat_spec *spec, const char *prefix, lk_error *err)
 {
     size_t n = (size_t)spec->rows * spec->cols;
     double *dem = malloc(n * sizeof *dem), *source = malloc(n * sizeof *source);
@@ -33,7 +33,7 @@ static int write_files(const lk_sciddicat_spec *spec, const char *prefix, lk_err
     int rc = -1;
     if (!dem || !source)
         lk_fail(err, "out of memory for %d x %d grids", spec->rows, spec->cols);
-    else if (lk_sciddicat_generate(spec, &hdr, dem, source, err) == 0) {
+    else if (sciddicat_generate(spec, &hdr, dem, source, err) == 0) {
         snprintf(path, sizeof path, "%s_header.txt", prefix);
         if (lk_write_header(path, &hdr, err) == 0) {
             snprintf(path, sizeof path, "%s_dem.txt", prefix);
@@ -79,62 +79,62 @@ static void model_of(const char *manifest_path, const char *name, char *model, s
 /* The shallow-water hash: serial reference on the generated dataset, md5 of its output. */
 static int expect_swe(const char *manifest_path, const char *name, lk_error *err)
 {
-    lk_swe sim;
-    lk_swe_fields out;
+    swe sim;
+    swe_fields out;
     int steps;
     char hex[33];
-    if (lk_swe_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+    if (swe_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
         return -1;
     int rc = -1;
-    if (lk_swe_fields_alloc(&out, sim.rows, sim.cols, err) == 0) {
-        if (lk_swe_serial(&sim, steps, &out, err) == 0 && lk_swe_md5(&sim, &out, hex, err) == 0) {
+    if (swe_fields_alloc(&out, sim.rows, sim.cols, err) == 0) {
+        if (swe_serial(&sim, steps, &out, err) == 0 && swe_md5(&sim, &out, hex, err) == 0) {
             printf("%s\n", hex);
             rc = 0;
         }
-        lk_swe_fields_free(&out);
+        swe_fields_free(&out);
     }
-    lk_swe_free(&sim);
+    swe_free(&sim);
     return rc;
 }
 
 /* The string hash: serial reference on the generated dataset, md5 of its final state. */
 static int expect_vstring(const char *manifest_path, const char *name, lk_error *err)
 {
-    lk_vstring sim;
+    vstring sim;
     int steps, rc = -1;
     char hex[33];
-    if (lk_vstring_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+    if (vstring_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
         return -1;
-    double *y = malloc(lk_vstring_components(&sim) * sizeof *y);
+    double *y = malloc(vstring_components(&sim) * sizeof *y);
     if (!y)
         lk_fail(err, "out of memory");
-    else if (lk_vstring_serial(&sim, steps, y, err) == 0 &&
-             lk_vstring_md5(y, sim.n, hex, err) == 0) {
+    else if (vstring_serial(&sim, steps, y, err) == 0 &&
+             vstring_md5(y, sim.n, hex, err) == 0) {
         printf("%s\n", hex);
         rc = 0;
     }
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
     return rc;
 }
 
 /* The Brusselator hash (lab 05's stretch): serial reference, md5 of the final state. */
 static int expect_bruss(const char *manifest_path, const char *name, lk_error *err)
 {
-    lk_bruss sim;
+    bruss sim;
     int steps, rc = -1;
     char hex[33];
-    if (lk_bruss_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
+    if (bruss_load_dataset(manifest_path, name, &sim, &steps, NULL, err) != 0)
         return -1;
-    double *y = malloc(lk_bruss_components(sim.m) * sizeof *y);
+    double *y = malloc(bruss_components(sim.m) * sizeof *y);
     if (!y)
         lk_fail(err, "out of memory");
-    else if (lk_bruss_serial(&sim, steps, y, err) == 0 && lk_bruss_md5(y, sim.m, hex, err) == 0) {
+    else if (bruss_serial(&sim, steps, y, err) == 0 && bruss_md5(y, sim.m, hex, err) == 0) {
         printf("%s\n", hex);
         rc = 0;
     }
     free(y);
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
     return rc;
 }
 
@@ -142,18 +142,18 @@ static int expect_bruss(const char *manifest_path, const char *name, lk_error *e
    Lagrange problem's naive values) as little-endian doubles. */
 static int expect_reduce(const char *manifest_path, const char *name, lk_error *err)
 {
-    lk_reduce_input in;
+    reduce_input in;
     char hex[33];
-    if (lk_reduce_load_dataset(manifest_path, name, &in, NULL, NULL, err) != 0)
+    if (reduce_load_dataset(manifest_path, name, &in, NULL, NULL, err) != 0)
         return -1;
     if (in.lagrange)
-        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+        reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
     else
-        lk_reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+        reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
     int rc = lk_binary_md5(in.gold, in.nout, hex, err);
     if (rc == 0)
         printf("%s\n", hex);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
     return rc ? -1 : 0;
 }
 
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
     lk_error err;
     lk_error_clear(&err);
     if (argc == 3 && strcmp(argv[0], "files") == 0) {
-        lk_sciddicat_spec spec;
-        if (lk_sciddicat_spec_parse(argv[1], &spec, &err) != 0 ||
+        sciddicat_spec spec;
+        if (sciddicat_spec_parse(argv[1], &spec, &err) != 0 ||
             write_files(&spec, argv[2], &err) != 0)
             lk_die("labkit-gen", &err);
         return 0;
@@ -233,12 +233,12 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[0], "dataset") == 0) {
         lk_manifest m;
         const lk_manifest_entry *e;
-        lk_sciddicat_spec spec;
+        sciddicat_spec spec;
         char prefix[4200];
         if (find(manifest_path, argv[1], &m, &e, &err) != 0)
             lk_die("labkit-gen", &err);
         snprintf(prefix, sizeof prefix, "%s/%s", argv[2], e->name);
-        if (lk_sciddicat_spec_parse(e->spec, &spec, &err) != 0 ||
+        if (sciddicat_spec_parse(e->spec, &spec, &err) != 0 ||
             write_files(&spec, prefix, &err) != 0)
             lk_die("labkit-gen", &err);
         printf("%s_header.txt %s_dem.txt %s_source.txt\n", prefix, prefix, prefix);
@@ -246,22 +246,22 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc == 2 && strcmp(argv[0], "expect") == 0) {
-        lk_sciddicat sim;
+        sciddicat sim;
         int steps;
         char hex[33];
-        if (lk_sciddicat_load_dataset(manifest_path, argv[1], &sim, &steps, NULL, &err) != 0)
+        if (sciddicat_load_dataset(manifest_path, argv[1], &sim, &steps, NULL, &err) != 0)
             lk_die("labkit-gen", &err);
         double *h = malloc((size_t)sim.rows * sim.cols * sizeof *h);
         if (!h) {
             lk_fail(&err, "out of memory");
             lk_die("labkit-gen", &err);
         }
-        if (lk_sciddicat_serial(&sim, steps, h, NULL, &err) != 0 ||
+        if (sciddicat_serial(&sim, steps, h, NULL, &err) != 0 ||
             lk_course_text_md5(h, sim.rows, sim.cols, hex, &err) != 0)
             lk_die("labkit-gen", &err);
         printf("%s\n", hex);
         free(h);
-        lk_sciddicat_free(&sim);
+        sciddicat_free(&sim);
         return 0;
     }
     if (argc == 1 && strcmp(argv[0], "list") == 0) {

@@ -53,7 +53,7 @@ $(call lk_default,B,$(CURDIR)/build/$(VARIANT))
 $(call lk_default,REPORTS,$(B)/reports)
 PROG := $(B)/lab$(LAB_ID)
 
-LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h)
+LAB_HEADERS := $(wildcard $(CURDIR)/*.h) $(wildcard $(LK_TOP)/common/include/labkit/*.h $(LK_TOP)/common/models/*/*.h)
 # Every C and CUDA file of the lab but main.c is linked into the driver and the tests; the
 # harness's own CUDA files (e.g. a given reference kernel) sit beside the student's kernels.cu.
 LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(addprefix $(CURDIR)/,$(STUDENT_C)),$(wildcard $(CURDIR)/*.c))) \
@@ -64,7 +64,7 @@ LAB_OBJS := $(patsubst $(CURDIR)/%.c,$(B)/%.o,$(filter-out $(CURDIR)/main.c $(ad
 # built from the kit only, stays out of the link, and every global name it defines is bound
 # to lk_no_reference: a call of the reference, by name or through a pointer found at run
 # time, ends the run. The tests link LAB_OBJS, the reference included.
-LAB_SERIAL := $(filter $(B)/serial.o,$(LAB_OBJS))
+LAB_SERIAL := $(filter $(B)/serial.o $(B)/serial_%.o,$(LAB_OBJS))
 PROG_OBJS := $(if $(filter 1,$(GRADED)),$(filter-out $(LAB_SERIAL),$(LAB_OBJS)),$(LAB_OBJS))
 PROG_GRADED_FLAGS := $(if $(and $(filter 1,$(GRADED)),$(LAB_SERIAL)),@$(B)/no-reference.flags)
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
@@ -114,8 +114,6 @@ $(B)/%.o: $(CURDIR)/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(lk_say) CC $(call lk_rel,$<)
 	$(Q)$(CC) $(LAB_CPPFLAGS) $(CFLAGS) -c $< -o $@
-# serial.c compiles its model's reference (common/models/<model>/serial.c): rebuilt with it.
-$(LAB_SERIAL): $(wildcard $(LK_TOP)/common/models/*/serial.c)
 
 $(PROG): $(B)/main.o $(LAB_OBJS) $(LK_LIB) $(B)/link-mode $(if $(PROG_GRADED_FLAGS),$(B)/no-reference.flags)
 	$(lk_say) LD $(call lk_rel,$@)
@@ -132,9 +130,9 @@ $(B)/link-mode: FORCE
 # object, and lk_no_reference pulled from the kit library. Only a function can stand in for
 # a function: a data symbol (nm type other than T or W) stops the build with its name.
 $(B)/no-reference.flags: $(LAB_SERIAL)
-	$(lk_say) NM $(call lk_rel,$<)
-	$(Q)nm --defined-only -g $< >$@.nm
-	$(Q)awk -v obj='$(call lk_rel,$<)' 'BEGIN { print "-Wl,--undefined=lk_no_reference" } \
+	$(lk_say) NM $(call lk_rel,$(LAB_SERIAL))
+	$(Q)nm --defined-only -g $(LAB_SERIAL) | awk 'NF == 3' >$@.nm
+	$(Q)awk -v obj='$(call lk_rel,$(LAB_SERIAL))' 'BEGIN { print "-Wl,--undefined=lk_no_reference" } \
 	  $$2 != "T" && $$2 != "W" { printf "%s: %s (nm type %s) is not a function: a graded " \
 	    "build binds only functions to lk_no_reference\n", obj, $$3, $$2 >"/dev/stderr"; \
 	    bad = 1 } \

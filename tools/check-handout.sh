@@ -117,7 +117,7 @@ given=$(mktemp "${TMPDIR:-/tmp}/lk-handout-given.XXXXXX")
 trap 'rm -f "$findings" "$given"' EXIT
 for a in "${answers[@]}"; do
     lab=$(basename "$(dirname "$a")")
-    cat labs/*/serial.c common/include/labkit/*.h >"$given"
+    cat labs/*/serial*.c common/include/labkit/*.h common/models/*/*.h >"$given"
     [ -f "labs/$lab/kernels.cu" ] && cat "labs/$lab/kernels.cu" >>"$given"
     [ -f "labs/$lab/exchange.c" ] && cat "labs/$lab/exchange.c" >>"$given"
     skeleton=$given

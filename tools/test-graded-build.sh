@@ -69,7 +69,7 @@ for lab in 01-straightforward 04-halo-tiling; do
     lab_make "$lab" "$b" GRADED=1 "$prog" >"$work/build-$id.log" 2>&1 || status=$?
     check "the driver builds" test "$status" = 0
     [ "$status" = 0 ] || { cat "$work/build-$id.log" >&2; continue; }
-    check "the serial object defines the reference" test -n "$(address "$b/serial.o" lk_sciddicat_serial)"
+    check "the serial object defines the reference" test -n "$(address "$b/serial.o" sciddicat_serial)"
     check "every name of the serial object is lk_no_reference in the driver" \
         all_are_no_reference "$prog" "$b/serial.o"
 

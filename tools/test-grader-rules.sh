@@ -15,12 +15,12 @@ cp "$lab/kernels.cu" "$work/kernels.cu"
 cat >>"$work/kernels.cu" <<'EOF'
 __global__ void kit_flows(const double *z, const double *h, double *f)
 {
-    lk_sciddicat_flows_cell(1, 1, 3, 3, z, h, f, LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
+    sciddicat_flows_cell(1, 1, 3, 3, z, h, f, SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
 }
 EOF
-call_line=$(grep -n 'lk_sciddicat_flows_cell(1, 1' "$work/kernels.cu" | cut -d: -f1)
+call_line=$(grep -n 'sciddicat_flows_cell(1, 1' "$work/kernels.cu" | cut -d: -f1)
 
-echo "lab 01's make check with a kernels.cu that calls lk_sciddicat_flows_cell:"
+echo "lab 01's make check with a kernels.cu that calls sciddicat_flows_cell:"
 status=0
 make --no-print-directory -C "$lab" check KERNELS="$work/kernels.cu" B="$work/lab" \
     >"$work/lab.log" 2>&1 || status=$?
@@ -28,7 +28,7 @@ check "it fails" test "$status" -ne 0
 check "the rules are a failed suite of the summary" \
     grep -Eq 'lab01-student-rules +0 +1 +0 !!' "$work/lab.log"
 check "it gives the grader's reason with the file and line ($call_line)" \
-    grep -q "rejected: kernels.cu:$call_line: uses lk_sciddicat_flows_cell: this lab asks you to write" \
+    grep -q "rejected: kernels.cu:$call_line: uses sciddicat_flows_cell: this lab asks you to write" \
     "$work/lab.log"
 check "it says make grade gives the lab 0" grep -q 'make grade gives this lab 0' "$work/lab.log"
 check "the lab's tests still ran" grep -Eq 'lab01-student-serial +[1-9]' "$work/lab.log"

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "labkit/bruss.h"
+#include "bruss/bruss.h"
 #include "labkit/manifest.h"
 #include "labkit/md5.h"
-#include "labkit/reduce.h"
-#include "labkit/sciddicat.h"
+#include "reduce/reduce.h"
+#include "sciddicat/sciddicat.h"
 #include "labkit/testing.h"
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 static void read_manifest(lk_manifest *m)
 {
@@ -22,17 +22,17 @@ static void check_hash(const char *name)
 {
     char manifest[4096], md5[33], hex[33];
     int steps;
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_sciddicat_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    LK_ASSERT_OK(sciddicat_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
     double *h = malloc((size_t)sim.rows * sim.cols * sizeof *h);
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, h, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, steps, h, NULL, &err), &err);
     LK_ASSERT_OK(lk_course_text_md5(h, sim.rows, sim.cols, hex, &err), &err);
     cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
                      "the manifest says %s", name, hex, steps, md5);
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 /* Every dataset but the big ones, which have tests of their own (they run in parallel). */
@@ -100,18 +100,18 @@ static void check_vstring_hash(const char *name)
 {
     char manifest[4096], md5[33], hex[33];
     int steps;
-    lk_vstring sim;
+    vstring sim;
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
-    double *y = malloc(lk_vstring_components(&sim) * sizeof *y);
+    LK_ASSERT_OK(vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    double *y = malloc(vstring_components(&sim) * sizeof *y);
     cr_assert_not_null(y);
-    LK_ASSERT_OK(lk_vstring_serial(&sim, steps, y, &err), &err);
-    LK_ASSERT_OK(lk_vstring_md5(y, sim.n, hex, &err), &err);
+    LK_ASSERT_OK(vstring_serial(&sim, steps, y, &err), &err);
+    LK_ASSERT_OK(vstring_md5(y, sim.n, hex, &err), &err);
     cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
                      "the manifest says %s", name, hex, steps, md5);
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(manifest, string_dataset_hashes, .timeout = 600)
@@ -142,17 +142,17 @@ Test(manifest, brusselator_dataset_hashes, .timeout = 600)
             continue;
         char md5[33], hex[33];
         int steps;
-        lk_bruss sim;
+        bruss sim;
         lk_error err;
-        LK_ASSERT_OK(lk_bruss_load_dataset(manifest, m.e[i].name, &sim, &steps, md5, &err), &err);
-        double *y = malloc(lk_bruss_components(sim.m) * sizeof *y);
+        LK_ASSERT_OK(bruss_load_dataset(manifest, m.e[i].name, &sim, &steps, md5, &err), &err);
+        double *y = malloc(bruss_components(sim.m) * sizeof *y);
         cr_assert_not_null(y);
-        LK_ASSERT_OK(lk_bruss_serial(&sim, steps, y, &err), &err);
-        LK_ASSERT_OK(lk_bruss_md5(y, sim.m, hex, &err), &err);
+        LK_ASSERT_OK(bruss_serial(&sim, steps, y, &err), &err);
+        LK_ASSERT_OK(bruss_md5(y, sim.m, hex, &err), &err);
         cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s after %d steps, "
                          "the manifest says %s", m.e[i].name, hex, steps, md5);
         free(y);
-        lk_bruss_free(&sim);
+        bruss_free(&sim);
         checked++;
     }
     cr_assert_geq(checked, 5, "expected at least 5 Brusselator datasets, found %d", checked);
@@ -172,18 +172,18 @@ Test(manifest, reduction_dataset_hashes, .timeout = 300)
         if (strcmp(m.e[i].model, "reduce") != 0 || strcmp(m.e[i].name, "reduce-2p24") == 0 ||
             strcmp(m.e[i].name, "reduce-2p28") == 0)
             continue;
-        lk_reduce_input in;
+        reduce_input in;
         char md5[33], hex[33];
         lk_error err;
-        LK_ASSERT_OK(lk_reduce_load_dataset(manifest, m.e[i].name, &in, NULL, md5, &err), &err);
+        LK_ASSERT_OK(reduce_load_dataset(manifest, m.e[i].name, &in, NULL, md5, &err), &err);
         if (in.lagrange)
-            lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
+            reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, in.gold, in.S);
         else
-            lk_reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
+            reduce_serial(in.field, in.rows, in.cols, in.threshold, in.gold, NULL);
         LK_ASSERT_OK(lk_binary_md5(in.gold, in.nout, hex, &err), &err);
         cr_expect_str_eq(hex, md5, "dataset %s: serial reference gives md5 %s, the manifest "
                          "says %s", m.e[i].name, hex, md5);
-        lk_reduce_input_free(&in);
+        reduce_input_free(&in);
         checked++;
     }
     cr_assert_geq(checked, 10, "expected at least 10 lab 06 datasets, found %d", checked);

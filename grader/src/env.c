@@ -288,6 +288,23 @@ static int list_files(const char *dir, const gr_lab_rubric *skip, char ***out, i
     return 0;
 }
 
+/* Regular files of every folder directly in @p dir. */
+static void list_subdir_files(const char *dir, char ***out, int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') {
+            char *sub = gr_strf("%s/%s", dir, e->d_name);
+            if (gr_is_dir(sub))
+                list_files(sub, NULL, out, n);
+            free(sub);
+        }
+    closedir(d);
+}
+
 int gr_kit_hash(const char *kit, const gr_lab_rubric *lab, char out[33], lk_error *err)
 {
     char **files = NULL;
@@ -301,19 +318,12 @@ int gr_kit_hash(const char *kit, const gr_lab_rubric *lab, char out[33], lk_erro
     char *sol_dir = gr_strf("%s/solutions/%s", kit, lab->name);
     list_files(lab_dir, lab, &files, &n);
     list_files(sol_dir, NULL, &files, &n);
-    /* Stored dataset files live one level down (datasets/<model>/). */
-    DIR *d = opendir(dirs[4]);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL)
-            if (e->d_name[0] != '.') {
-                char *sub = gr_strf("%s/%s", dirs[4], e->d_name);
-                if (gr_is_dir(sub))
-                    list_files(sub, NULL, &files, &n);
-                free(sub);
-            }
-        closedir(d);
-    }
+    /* Stored dataset files and the models live one level down (datasets/<model>/,
+       common/models/<model>/). */
+    char *models = gr_strf("%s/common/models", kit);
+    list_subdir_files(dirs[4], &files, &n);
+    list_subdir_files(models, &files, &n);
+    free(models);
     qsort(files, n, sizeof *files, cmp_str);
     int rc = -1;
     lk_md5 *md5 = lk_md5_begin(err);

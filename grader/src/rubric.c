@@ -48,8 +48,8 @@ static const char *const key_usage[K_COUNT] = {
     "repeat N (e.g. repeat 5)",
     "time-limit [build S] [run S] [performance S] [relative F] (seconds; F: times the "
     "solution's performance call)",
-    "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol lk_sciddicat_load*)",
-    "forbid-source IDENTIFIER... (e.g. forbid-source lk_sciddicat_flows_cell)",
+    "forbid-symbol NAME|PREFIX*... (e.g. forbid-symbol sciddicat_load*)",
+    "forbid-source IDENTIFIER... (e.g. forbid-source sciddicat_flows_cell)",
     "plausible bytes-per-cell-step B margin M factor F (e.g. plausible bytes-per-cell-step 24 "
     "margin 2 factor 3)",
     "ranks N... (process counts, e.g. ranks 1 2 4; with launcher mpirun)",

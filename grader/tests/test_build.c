@@ -204,11 +204,11 @@ Test(build, forbidden_symbols)
     gr_rubric r;
     lk_error err;
     char *text = gr_strf("%s", lab_text("01-straightforward", "kernels.cu"));
-    char *with = gr_replace_all(text, "end\n", "forbid-symbol lk_sciddicat_load* lk_sciddicat_serial\nend\n");
+    char *with = gr_replace_all(text, "end\n", "forbid-symbol sciddicat_load* sciddicat_serial\nend\n");
     LK_ASSERT_OK(gr_rubric_parse("r", with, &r, &err), &err);
-    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_load_dataset"));
-    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_serial"));
-    cr_assert_null(gr_forbidden_symbol(&r.labs[0], "lk_sciddicat_serial_x"));
+    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "sciddicat_load_dataset"));
+    cr_assert_not_null(gr_forbidden_symbol(&r.labs[0], "sciddicat_serial"));
+    cr_assert_null(gr_forbidden_symbol(&r.labs[0], "sciddicat_serial_x"));
     gr_rubric_free(&r);
     free(text);
     free(with);
@@ -245,22 +245,22 @@ Test(build, forbid_source_finds_a_call_but_not_a_comment_or_a_string)
     gr_rubric r;
     lk_error err;
     char *text = gr_strf("%s", lab_text("01-straightforward", "kernels.cu"));
-    char *with = gr_replace_all(text, "end\n", "forbid-source lk_sciddicat_flows_cell "
-                                               "lk_sciddicat_width_cell\nend\n");
+    char *with = gr_replace_all(text, "end\n", "forbid-source sciddicat_flows_cell "
+                                               "sciddicat_width_cell\nend\n");
     LK_ASSERT_OK(gr_rubric_parse("r", with, &r, &err), &err);
     const gr_lab_rubric *lab = &r.labs[0];
     char found[GR_NAME_MAX];
     int line = 0;
-    const char *mentions = "// lk_sciddicat_flows_cell ported below\n"
-                           "/* lk_sciddicat_width_cell\n too */\n"
-                           "const char *s = \"lk_sciddicat_flows_cell\";\n"
-                           "int lk_sciddicat_flows_cell_mine(void);\n";
+    const char *mentions = "// sciddicat_flows_cell ported below\n"
+                           "/* sciddicat_width_cell\n too */\n"
+                           "const char *s = \"sciddicat_flows_cell\";\n"
+                           "int sciddicat_flows_cell_mine(void);\n";
     cr_assert_eq(gr_forbidden_identifier(lab, mentions, found, sizeof found, &line), 0,
                  "a comment, a string or a longer name is no use: found %s", found);
     const char *uses = "#include <x.h>\n\n__global__ void k(void) {\n"
-                       "    lk_sciddicat_width_cell(1, 2, 3, 4, h, f);\n}\n";
+                       "    sciddicat_width_cell(1, 2, 3, 4, h, f);\n}\n";
     cr_assert_eq(gr_forbidden_identifier(lab, uses, found, sizeof found, &line), 1);
-    cr_assert_str_eq(found, "lk_sciddicat_width_cell");
+    cr_assert_str_eq(found, "sciddicat_width_cell");
     cr_assert_eq(line, 4);
 
     /* As the grader sees it: a rejected check that says why, with file and line. */
@@ -271,7 +271,7 @@ Test(build, forbid_source_finds_a_call_but_not_a_comment_or_a_string)
     gr_lab_init(&res, lab->name, 100);
     cr_assert_eq(gr_check_source(lab, src, &res, &err), 0);
     cr_assert_str_eq(res.outcome, GR_OUT_REJECTED);
-    cr_assert(strstr(res.summary, "kernels.cu:4: uses lk_sciddicat_width_cell: this lab asks "
+    cr_assert(strstr(res.summary, "kernels.cu:4: uses sciddicat_width_cell: this lab asks "
                                   "you to write that computation yourself"), "%s", res.summary);
     gr_lab_free(&res);
     gr_test_cleanup(src);
@@ -430,7 +430,7 @@ static int check_preprocessed(const char *name, const char *extra, const char *s
 }
 
 static const char lab01_forbid[] =
-    "forbid-source lk_sciddicat_reset_cell lk_sciddicat_flows_cell lk_sciddicat_width_cell\n";
+    "forbid-source sciddicat_reset_cell sciddicat_flows_cell sciddicat_width_cell\n";
 
 Test(build, forbid_source_applies_to_the_preprocessed_file, .timeout = 300)
 {
@@ -438,12 +438,12 @@ Test(build, forbid_source_applies_to_the_preprocessed_file, .timeout = 300)
     const char *pasted = "#define CALL(a, b) a##b\n"
                          "__device__ void flows(double *f)\n"
                          "{\n"
-                         "    CALL(lk_sciddicat_, flows_cell)(f);\n"
+                         "    CALL(sciddicat_, flows_cell)(f);\n"
                          "}\n";
     cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, pasted, &res), 0,
                  "token pasting hid the call: %s", res.summary);
     cr_assert_str_eq(res.outcome, GR_OUT_REJECTED);
-    cr_assert(strstr(res.summary, "kernels.cu:4: uses lk_sciddicat_flows_cell (once its "
+    cr_assert(strstr(res.summary, "kernels.cu:4: uses sciddicat_flows_cell (once its "
                                   "macros are expanded)"), "%s", res.summary);
     gr_lab_free(&res);
 
@@ -453,16 +453,16 @@ Test(build, forbid_source_applies_to_the_preprocessed_file, .timeout = 300)
                          "#else\n"
                          "#define CALL(a, b) b\n"
                          "#endif\n"
-                         "__device__ void w(double *f) { CALL(lk_sciddicat_, width_cell)(f); }\n";
+                         "__device__ void w(double *f) { CALL(sciddicat_, width_cell)(f); }\n";
     cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, device, &res), 0);
-    cr_assert(strstr(res.summary, "kernels.cu:6: uses lk_sciddicat_width_cell"), "%s",
+    cr_assert(strstr(res.summary, "kernels.cu:6: uses sciddicat_width_cell"), "%s",
               res.summary);
     gr_lab_free(&res);
 
     /* A line directive would hand the next lines to another file: refused as written. */
     const char *moved = "#define CALL(a, b) a##b\n"
                         "/* elsewhere */ # 1 \"/usr/include/stdio.h\"\n"
-                        "__device__ void f(double *h) { CALL(lk_sciddicat_, reset_cell)(h); }\n";
+                        "__device__ void f(double *h) { CALL(sciddicat_, reset_cell)(h); }\n";
     cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, moved, &res), 0);
     cr_assert(strstr(res.summary, "kernels.cu:2: a line directive"), "%s", res.summary);
     gr_lab_free(&res);
@@ -470,8 +470,8 @@ Test(build, forbid_source_applies_to_the_preprocessed_file, .timeout = 300)
     /* A clean file: one passed source check, after the includes; a name in a comment, a
        string, a raw string or after a digit separator is no use. */
     const char *clean = "#define CALL(a, b) a##b\n"
-                        "// lk_sciddicat_flows_cell, ported below\n"
-                        "static const char *s = R\"x(\"lk_sciddicat_flows_cell)x\";\n"
+                        "// sciddicat_flows_cell, ported below\n"
+                        "static const char *s = R\"x(\"sciddicat_flows_cell)x\";\n"
                         "__device__ double flows(double h) { return CALL(h, ) * 1'000; }\n";
     cr_assert_eq(check_preprocessed("01-straightforward", lab01_forbid, clean, &res), 1, "%s",
                  res.summary);
@@ -490,11 +490,11 @@ Test(build, literals_hide_no_forbidden_name_from_the_raw_scan)
     int line = 0;
     /* A digit separator is not a character literal, nor is a raw string's quote the end of
        an ordinary string: the call after each is seen. */
-    const char *sep = "int n = 1'0; lk_sciddicat_flows_cell(); int m = 2'0;\n";
+    const char *sep = "int n = 1'0; sciddicat_flows_cell(); int m = 2'0;\n";
     cr_assert_eq(gr_forbidden_identifier(&r.labs[0], sep, found, sizeof found, &line), 1);
-    const char *raw = "auto s = R\"x(\")x\"; lk_sciddicat_width_cell();\n";
+    const char *raw = "auto s = R\"x(\")x\"; sciddicat_width_cell();\n";
     cr_assert_eq(gr_forbidden_identifier(&r.labs[0], raw, found, sizeof found, &line), 1);
-    cr_assert_str_eq(found, "lk_sciddicat_width_cell");
+    cr_assert_str_eq(found, "sciddicat_width_cell");
     int at = 0;
     cr_assert_eq(gr_line_directive("int a;\n#\\\nline 7 \"x.h\"\n", &at), 1);
     cr_assert_eq(at, 2);

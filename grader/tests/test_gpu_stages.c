@@ -65,7 +65,7 @@ static const struct {
     {"good-2", ""},
     {"good-3", ""},
     {"good-4", ""},
-    {"wrong", "if (rows > 2 && cols > 2) h_out[lk_sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
+    {"wrong", "if (rows > 2 && cols > 2) h_out[sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
     {"crash", "{ char *label = getenv(\"LABKIT_NO_SUCH_VARIABLE\"); label[0] = 'x'; }"},
     {"hang", "for (;;) { }"},
     {"slow", "if ((size_t)rows * cols > 10000) { struct timespec ts = {1, 0}; "
@@ -86,14 +86,14 @@ static const struct {
        whatever the input: an answer recorded in advance and replayed. */
     /* Right on every scored dataset; on the stretch dataset's 17 x 15 grid wrong, or not
        attempted (the error says NOT_ATTEMPTED, as lab 05's stretch returns). */
-    {"stretch-wrong", "if (rows == 17 && cols == 15) h_out[lk_sciddicat_at(8, 7, cols)] += 1.0;"},
+    {"stretch-wrong", "if (rows == 17 && cols == 15) h_out[sciddicat_at(8, 7, cols)] += 1.0;"},
     {"stretch-skip", "if (rows == 17 && cols == 15) return lk_fail(err, \"fake_run returned "
                      "LAB01_NOT_ATTEMPTED: the stretch is not attempted\");"},
-    {"replay", "if ((size_t)rows * cols > 10000) { lk_sciddicat_spec sp; lk_sciddicat sim; "
-               "if (lk_sciddicat_spec_parse(\"valley:160x160:3\", &sp, err) != 0 || "
-               "lk_sciddicat_load_generated(&sp, &sim, err) != 0) return -1; "
-               "int rc = lk_sciddicat_serial(&sim, steps, h_out, NULL, err); "
-               "lk_sciddicat_free(&sim); return rc; }"},
+    {"replay", "if ((size_t)rows * cols > 10000) { sciddicat_spec sp; sciddicat sim; "
+               "if (sciddicat_spec_parse(\"valley:160x160:3\", &sp, err) != 0 || "
+               "sciddicat_load_generated(&sp, &sim, err) != 0) return -1; "
+               "int rc = sciddicat_serial(&sim, steps, h_out, NULL, err); "
+               "sciddicat_free(&sim); return rc; }"},
 };
 
 /* The class of the first test: every kind of failure. */

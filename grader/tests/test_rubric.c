@@ -159,7 +159,7 @@ Test(rubric, every_setting_is_read)
         "  rounds 5 extra 2\n"
         "  repeat 9\n"
         "  time-limit run 12 build 90 relative 20\n"
-        "  forbid-symbol lk_secret lk_swe_*\n"
+        "  forbid-symbol lk_secret swe_*\n"
         "end\n";
     gr_rubric r;
     lk_error err;
@@ -188,7 +188,7 @@ Test(rubric, every_setting_is_read)
     cr_assert_eq(lab->limit_perf, 300, "an unset time limit keeps its default");
     cr_assert_eq(lab->limit_relative, 20);
     cr_assert_eq(lab->nforbid, 2);
-    cr_assert(gr_symbol_matches(lab->forbid[1], "lk_swe_serial"));
+    cr_assert(gr_symbol_matches(lab->forbid[1], "swe_serial"));
     cr_assert(!gr_symbol_matches(lab->forbid[0], "lk_secret2"));
     gr_rubric_free(&r);
 }
@@ -256,7 +256,7 @@ Test(rubric, malformed_rubrics_are_rejected_with_file_and_line)
         {"student-file", "  student-file kernels.cu kernels", "rubric.txt:3:",
          "not a make variable"},
         {"driver", "  driver", "rubric.txt:2:", "missing value"},
-        {"min-speedup", "  min-speedup 5\n  forbid-source lk_sciddicat_flows_cell 3x",
+        {"min-speedup", "  min-speedup 5\n  forbid-source sciddicat_flows_cell 3x",
          "rubric.txt:12:", "'3x' is not a C identifier"},
         {"min-speedup", "  min-speedup 5\n  plausible bytes-per-cell-step 24 margin 2",
          "rubric.txt:12:", "'factor' is missing"},

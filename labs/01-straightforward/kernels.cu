@@ -4,7 +4,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // TODO 1: a kernel for serial.c's reset_flows: one thread per interior cell.
 

@@ -15,7 +15,7 @@ extern "C" {
  * cell, and the ghost cells are set on the host, with the whole state copied to the device
  * and back every step. Its block's x runs along the rows.
  */
-int lab02_uncoalesced_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+int lab02_uncoalesced_run(const swe *sim, int steps, const swe_fields *out,
                           int block_x, int block_y, lk_error *err);
 
 #ifdef __cplusplus

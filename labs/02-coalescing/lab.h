@@ -8,15 +8,15 @@
  * copy the final state back. The harness loads the problem, runs the serial reference,
  * times your function and compares the results bit for bit.
  *
- * Layout (labkit/swe.h): each field is (rows + 2) x (cols + 2) doubles, row-major, with a
+ * Layout (swe/swe.h): each field is (rows + 2) x (cols + 2) doubles, row-major, with a
  * ghost layer all around; interior cell (i, j), 1 <= i <= rows, 1 <= j <= cols, is at
- * `i * (cols + 2) + j` (lk_swe_at()). The column index j is contiguous in memory.
+ * `i * (cols + 2) + j` (swe_at()). The column index j is contiguous in memory.
  */
 #ifndef LAB02_LAB_H
 #define LAB02_LAB_H
 
 #include "labkit/error.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,8 +26,8 @@ extern "C" {
  * Run @p steps shallow-water steps on the GPU (your code, kernels.cu).
  *
  * @param sim     the problem: sim->rows x sim->cols interior cells, the coefficient
- *                lk_swe_r(sim) = dt / (2 dx), and the initial state sim->q (host memory,
- *                three fields of lk_swe_cells(sim) doubles). Do not rely on the ghost layer
+ *                swe_r(sim) = dt / (2 dx), and the initial state sim->q (host memory,
+ *                three fields of swe_cells(sim) doubles). Do not rely on the ghost layer
  *                of sim->q: apply the wall rule before every step, the first one included.
  * @param steps   number of steps (0 means: just copy the initial state to @p out through
  *                the GPU)
@@ -38,7 +38,7 @@ extern "C" {
  * @param err     on failure, the message (use LK_CUDA_TRY / LK_LAUNCH_TRY)
  * @return 0 on success, -1 on failure; device memory is freed either way
  */
-int lab02_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+int lab02_gpu_run(const swe *sim, int steps, const swe_fields *out,
                   int block_x, int block_y, lk_error *err);
 
 #ifdef __cplusplus

@@ -1,11 +1,11 @@
 // Lab 03, given (read-only): the device-resident time loop that calls your lab03_step(),
 // and the global-memory step kernel that `--variant global` and `--bench` compare you with.
 // Neither keeps the ghost layer up to date: the step reads the walls through
-// lk_swe_cell_walled(), as your kernel must when its halo crosses the domain's edge.
+// swe_cell_walled(), as your kernel must when its halo crosses the domain's edge.
 
 #include "given.h"
 #include "labkit/cuda_check.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 // The global-memory step: thread (x, y) of the grid updates interior cell (1 + y, 1 + x).
 static __global__ void lf_step_global(int rows, int cols, double r,
@@ -18,14 +18,14 @@ static __global__ void lf_step_global(int rows, int cols, double r,
     int i = 1 + blockIdx.y * blockDim.y + threadIdx.y;
     if (i > rows || j > cols)
         return;
-    lk_swe_q q = lk_swe_update(lk_swe_cell_walled(i - 1, j, rows, cols, Z, Qx, Qy),
-                               lk_swe_cell_walled(i + 1, j, rows, cols, Z, Qx, Qy),
-                               lk_swe_cell_walled(i, j - 1, rows, cols, Z, Qx, Qy),
-                               lk_swe_cell_walled(i, j + 1, rows, cols, Z, Qx, Qy), r);
-    lk_swe_store(Zn, Qxn, Qyn, lk_swe_at(i, j, cols + 2), q);
+    swe_q q = swe_update(swe_cell_walled(i - 1, j, rows, cols, Z, Qx, Qy),
+                               swe_cell_walled(i + 1, j, rows, cols, Z, Qx, Qy),
+                               swe_cell_walled(i, j - 1, rows, cols, Z, Qx, Qy),
+                               swe_cell_walled(i, j + 1, rows, cols, Z, Qx, Qy), r);
+    swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2), q);
 }
 
-static int step_global(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+static int step_global(int rows, int cols, double r, swe_fields cur, swe_fields next,
                        int block_x, int block_y, lk_error *err)
 {
     dim3 block(block_x, block_y);
@@ -36,23 +36,23 @@ static int step_global(int rows, int cols, double r, lk_swe_fields cur, lk_swe_f
     return 0;
 }
 
-typedef int (*step_fn)(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+typedef int (*step_fn)(int rows, int cols, double r, swe_fields cur, swe_fields next,
                        int block_x, int block_y, lk_error *err);
 
-static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
+static int run_on_device(const swe *sim, int steps, const swe_fields *out,
                          int block_x, int block_y, step_fn step, double **d, lk_error *err)
 {
-    const size_t bytes = lk_swe_cells(sim) * sizeof(double);
+    const size_t bytes = swe_cells(sim) * sizeof(double);
     const double *initial[3] = {sim->q.Z, sim->q.Qx, sim->q.Qy};
     for (int k = 0; k < 6; k++)
         LK_CUDA_TRY(err, cudaMalloc(&d[k], bytes));
     for (int k = 0; k < 3; k++)
         LK_CUDA_TRY(err, cudaMemcpy(d[k], initial[k], bytes, cudaMemcpyHostToDevice));
-    lk_swe_fields cur = {d[0], d[1], d[2]}, next = {d[3], d[4], d[5]};
+    swe_fields cur = {d[0], d[1], d[2]}, next = {d[3], d[4], d[5]};
     for (int s = 0; s < steps; s++) {
-        if (step(sim->rows, sim->cols, lk_swe_r(sim), cur, next, block_x, block_y, err) != 0)
+        if (step(sim->rows, sim->cols, swe_r(sim), cur, next, block_x, block_y, err) != 0)
             return -1;
-        lk_swe_fields t = cur;
+        swe_fields t = cur;
         cur = next;
         next = t;
     }
@@ -63,7 +63,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     return 0;
 }
 
-static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, int block_x, int block_y,
+static int run(const swe *sim, int steps, const swe_fields *out, int block_x, int block_y,
                step_fn step, lk_error *err)
 {
     double *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
@@ -73,13 +73,13 @@ static int run(const lk_swe *sim, int steps, const lk_swe_fields *out, int block
     return rc;
 }
 
-extern "C" int lab03_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+extern "C" int lab03_gpu_run(const swe *sim, int steps, const swe_fields *out,
                              int block_x, int block_y, lk_error *err)
 {
     return run(sim, steps, out, block_x, block_y, lab03_step, err);
 }
 
-extern "C" int lab03_global_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+extern "C" int lab03_global_run(const swe *sim, int steps, const swe_fields *out,
                                 int block_x, int block_y, lk_error *err)
 {
     return run(sim, steps, out, block_x, block_y, step_global, err);

@@ -17,15 +17,15 @@ extern "C" {
  * Run @p steps steps on the GPU with your lab03_step() (the driver's default), from the
  * initial state sim->q into @p out (host memory; every interior cell is written).
  */
-int lab03_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+int lab03_gpu_run(const swe *sim, int steps, const swe_fields *out,
                   int block_x, int block_y, lk_error *err);
 
 /**
  * The same run with a plain global-memory step kernel, one thread per cell, coalesced, that
- * reads the walls through lk_swe_cell_walled(); `--variant global` selects it and `--bench`
+ * reads the walls through swe_cell_walled(); `--variant global` selects it and `--bench`
  * compares you with it.
  */
-int lab03_global_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+int lab03_global_run(const swe *sim, int steps, const swe_fields *out,
                      int block_x, int block_y, lk_error *err);
 
 #ifdef __cplusplus

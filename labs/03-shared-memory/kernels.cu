@@ -1,10 +1,10 @@
 // Lab 03: the shallow-water step with a tile and its halo in shared memory. The file you
 // edit: the TODOs in order, each explained in README.md ("Tasks"; "Background" says why).
-// Compute each cell with lk_swe_update (labkit/swe.h); the contract is lab.h.
+// Compute each cell with swe_update (swe/swe.h); the contract is lab.h.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 // TODO 1: the step kernel: stage the tile and its halo in `tile`, then compute from it.
 __global__ void lf_step_shared(int rows, int cols, double r, const double *Z,
@@ -21,7 +21,7 @@ static inline size_t shared_bytes(int bx, int by)
 }
 
 // TODO 3: launch lf_step_shared for one step, one block per tile.
-extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+extern "C" int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
                           int block_x, int block_y, lk_error *err)
 {
     return lk_fail(err, "kernels.cu: lab03_step is not written yet: start with TODO 1 "

@@ -13,13 +13,13 @@
  * @endcode
  *
  * Nobody updates the ghost layer: where your halo crosses the domain's edge it must hold the
- * wall image of the edge cell, as lk_swe_cell_walled() (labkit/swe.h) computes it.
+ * wall image of the edge cell, as swe_cell_walled() (swe/swe.h) computes it.
  *
  * The tile is the thread block: a block of block_x x block_y threads updates a tile of
  * block_x columns by block_y rows of interior cells, starting at cell
  * (1 + blockIdx.y * block_y, 1 + blockIdx.x * block_x).
  *
- * Layout (labkit/swe.h): each field is (rows + 2) x (cols + 2) doubles, row-major, with a
+ * Layout (swe/swe.h): each field is (rows + 2) x (cols + 2) doubles, row-major, with a
  * ghost layer; interior cell (i, j), 1 <= i <= rows, 1 <= j <= cols, is at
  * `i * (cols + 2) + j`.
  */
@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +54,7 @@ typedef struct lab03_kernel_info {
  * The ghost layer of @p cur is stale (never read it): the walls come from the interior. @p r = dt / (2 dx); the tile (block)
  * shape is block_x x block_y.
  */
-int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
                int block_x, int block_y, lk_error *err);
 
 /**

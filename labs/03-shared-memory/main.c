@@ -4,7 +4,7 @@
    plans it; compare and hash, report. `--bench` times both on the large grid. The harness
    (labkit/harness.h) owns the options, the poisoning, the timing and the reports. */
 #include "given.h"
-#include "labkit/swe_driver.h"
+#include "swe/swe_driver.h"
 
 static const lk_variant variants[] = {
     {.name = "global", .help = ": the given global-memory step kernel instead of yours",
@@ -15,7 +15,7 @@ static const lk_lab lab03 = {
     .name = LK_LAB,
     .title = "Shallow water",
     .options = LK_OPT_BLOCK | LK_OPT_TIME,
-    .gen_help = LK_SWE_GEN_HELP,
+    .gen_help = SWE_GEN_HELP,
     .block_x = 32, .block_y = 4,
     .variants = variants,
     .standard_dataset = "swe-dam-1000",
@@ -27,22 +27,22 @@ static const lk_lab lab03 = {
 int main(int argc, char **argv)
 {
     lk_run run;
-    lk_swe sim = {0};
+    swe sim = {0};
     if (lk_run_start(&run, &lab03, argc, argv) != 0)
         return run.status;
-    lk_swe_open(&run, &sim);
+    swe_open(&run, &sim);
     if (lk_run_serial_begin(&run)) {
-        lk_swe_fields expected = lk_swe_fields_of(&sim, run.expected);
-        lk_run_serial_end(&run, lk_swe_serial(&sim, run.serial_steps, &expected, &run.err));
+        swe_fields expected = swe_fields_of(&sim, run.expected);
+        lk_run_serial_end(&run, swe_serial(&sim, run.serial_steps, &expected, &run.err));
     }
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
-        lk_swe_fields out = lk_swe_fields_of(&sim, c->out);
+        swe_fields out = swe_fields_of(&sim, c->out);
         c->rc = c->given ? lab03_global_run(&sim, c->steps, &out, c->block_x, c->block_y,
                                             &c->err)
                          : lab03_gpu_run(&sim, c->steps, &out, c->block_x, c->block_y,
                                          &c->err);
     }
-    lk_swe_report(&run, &sim);
-    lk_swe_free(&sim);
+    swe_report(&run, &sim);
+    swe_free(&sim);
     return lk_run_finish(&run);
 }

@@ -4,14 +4,14 @@
 #ifndef LAB04_FAST_BOXES_H
 #define LAB04_FAST_BOXES_H
 
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* A bounding box of cells, rows r0..r1 and columns c0..c1 (inclusive); empty when r0 > r1 or
-   c0 > c1. The device keeps the box of the cells that are not still (lk_sciddicat_is_still). */
+   c0 > c1. The device keeps the box of the cells that are not still (sciddicat_is_still). */
 typedef struct lab04_box {
     int r0, r1, c0, c1;
 } lab04_box;

@@ -135,7 +135,7 @@ int lab04_gpu_run(int rows, int cols, const double *z, const double *h_in, doubl
         CUDA_GO(cudaMalloc((void **)&d_h[1], bytes));
         CUDA_GO(cudaMemcpy(d_h[1], h_in, bytes, cudaMemcpyHostToDevice));
     } else {
-        CUDA_GO(cudaMalloc((void **)&d_Sf, LK_SCIDDICAT_NFLOWS * bytes));
+        CUDA_GO(cudaMalloc((void **)&d_Sf, SCIDDICAT_NFLOWS * bytes));
     }
 
     if (variant == LAB04_FAST) {
@@ -164,7 +164,7 @@ int lab04_gpu_run(int rows, int cols, const double *z, const double *h_in, doubl
                 continue;
             }
             /* Reset: zeroing the border outflows too is harmless, they are always zero. */
-            CUDA_GO(cudaMemsetAsync(d_Sf, 0, LK_SCIDDICAT_NFLOWS * bytes, 0));
+            CUDA_GO(cudaMemsetAsync(d_Sf, 0, SCIDDICAT_NFLOWS * bytes, 0));
             if (student_call(lab04_flows(variant, tile_x, tile_y, rows, cols, d_z, d_h[0], d_Sf,
                                          err), "lab04_flows", err) != 0 ||
                 student_call(lab04_width(variant, tile_x, tile_y, rows, cols, d_h[0], d_Sf, err),

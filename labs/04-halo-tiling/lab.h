@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "labkit/error.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 /* Stretch 2 only: the fast variant's boxes (lab04_fast_step). */
 #include "fast_boxes.h"
 
@@ -158,10 +158,10 @@ LK_HD static inline void lab04_cell_flows(const double z[5], const double h[5], 
 {
     const double wz[9] = {0.0, z[1], 0.0, z[2], z[0], z[3], 0.0, z[4], 0.0};
     const double wh[9] = {0.0, h[1], 0.0, h[2], h[0], h[3], 0.0, h[4], 0.0};
-    double wf[LK_SCIDDICAT_NFLOWS * 9] = {0.0};
-    lk_sciddicat_flows_cell(1, 1, 3, 3, wz, wh, wf, LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-        f[k] = wf[lk_sciddicat_flow_at(k, 1, 1, 3, 3)];
+    double wf[SCIDDICAT_NFLOWS * 9] = {0.0};
+    sciddicat_flows_cell(1, 1, 3, 3, wz, wh, wf, SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
+        f[k] = wf[sciddicat_flow_at(k, 1, 1, 3, 3)];
 }
 
 /**
@@ -176,14 +176,14 @@ LK_HD static inline void lab04_cell_flows(const double z[5], const double h[5], 
 LK_HD static inline double lab04_cell_width(double h, const double in[4], const double out[4])
 {
     const double wh[9] = {0.0, 0.0, 0.0, 0.0, h, 0.0, 0.0, 0.0, 0.0};
-    double wf[LK_SCIDDICAT_NFLOWS * 9] = {0.0};
-    wf[lk_sciddicat_flow_at(3, 0, 1, 3, 3)] = in[0];
-    wf[lk_sciddicat_flow_at(2, 1, 0, 3, 3)] = in[1];
-    wf[lk_sciddicat_flow_at(1, 1, 2, 3, 3)] = in[2];
-    wf[lk_sciddicat_flow_at(0, 2, 1, 3, 3)] = in[3];
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-        wf[lk_sciddicat_flow_at(k, 1, 1, 3, 3)] = out[k];
-    return lk_sciddicat_width_cell(1, 1, 3, 3, wh, wf);
+    double wf[SCIDDICAT_NFLOWS * 9] = {0.0};
+    wf[sciddicat_flow_at(3, 0, 1, 3, 3)] = in[0];
+    wf[sciddicat_flow_at(2, 1, 0, 3, 3)] = in[1];
+    wf[sciddicat_flow_at(1, 1, 2, 3, 3)] = in[2];
+    wf[sciddicat_flow_at(0, 2, 1, 3, 3)] = in[3];
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
+        wf[sciddicat_flow_at(k, 1, 1, 3, 3)] = out[k];
+    return sciddicat_width_cell(1, 1, 3, 3, wh, wf);
 }
 
 /** Name of a variant ("halo", "nohalo", "fused", "fast"). */

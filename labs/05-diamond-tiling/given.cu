@@ -1,9 +1,9 @@
 // Lab 05, given (read-only): the variants, the two baselines and the loop over rows of tiles
 // that calls your lab05_tile_row(). The baselines are lab 02's lesson on this model: one
 // thread per mass point reading (u, v) as one 16-byte load, so a warp reads 512 contiguous
-// bytes; their arithmetic is lk_vstring_point_step(), the serial reference's. The stretch
+// bytes; their arithmetic is vstring_point_step(), the serial reference's. The stretch
 // model's baseline, bruss-linear, is the same lesson on the Brusselator: one thread per grid
-// point, (U, V) as one 16-byte load, lk_bruss_point_step().
+// point, (U, V) as one 16-byte load, bruss_point_step().
 
 #include <stdio.h>
 #include <string.h>
@@ -146,7 +146,7 @@ static __device__ void step_point(int n, long p, const double *cur, double *next
 {
     const double2 uv = ((const double2 *)cur)[p];
     double2 out;
-    lk_vstring_point_step(u_at(cur, n, p - 1), uv.x, u_at(cur, n, p + 1), uv.y, &out.x, &out.y);
+    vstring_point_step(u_at(cur, n, p - 1), uv.x, u_at(cur, n, p + 1), uv.y, &out.x, &out.y);
     ((double2 *)next)[p] = out;
 }
 
@@ -299,12 +299,12 @@ static __global__ void bruss_linear_step(int m, const double *__restrict__ cur,
     const int k = (int)(p / m), j = (int)(p % m);
     const double2 *y = (const double2 *)cur;
     const double2 me = y[p];
-    const double2 n = y[(long)lk_bruss_reflect(k - 1, m) * m + j];
-    const double2 s = y[(long)lk_bruss_reflect(k + 1, m) * m + j];
-    const double2 w = y[(long)k * m + lk_bruss_reflect(j - 1, m)];
-    const double2 e = y[(long)k * m + lk_bruss_reflect(j + 1, m)];
+    const double2 n = y[(long)bruss_reflect(k - 1, m) * m + j];
+    const double2 s = y[(long)bruss_reflect(k + 1, m) * m + j];
+    const double2 w = y[(long)k * m + bruss_reflect(j - 1, m)];
+    const double2 e = y[(long)k * m + bruss_reflect(j + 1, m)];
     double2 out;
-    lk_bruss_point_step(lk_bruss_h(m), lk_bruss_c(m), me.x, me.y, &n.x, &s.x, &w.x, &e.x,
+    bruss_point_step(bruss_h(m), bruss_c(m), me.x, me.y, &n.x, &s.x, &w.x, &e.x,
                         &out.x, &out.y);
     ((double2 *)next)[p] = out;
 }
@@ -383,10 +383,10 @@ extern "C" int lab05_bruss_gpu_run(lab05_method method, int m, const double *y0,
                        method_names[method]);
     if (lab05_check_tile(method, width, height, err) != 0)
         return -1;
-    if (m < LK_BRUSS_MIN_M || m > LK_BRUSS_MAX_M)
+    if (m < BRUSS_MIN_M || m > BRUSS_MAX_M)
         return lk_fail(err, "a Brusselator of side %d: m must be from %d to %d", m,
-                       LK_BRUSS_MIN_M, LK_BRUSS_MAX_M);
-    const size_t bytes = lk_bruss_components(m) * sizeof(double);
+                       BRUSS_MIN_M, BRUSS_MAX_M);
+    const size_t bytes = bruss_components(m) * sizeof(double);
     double *d[2] = {NULL, NULL};
     int rc = -1, result = 0;
     CUDA_GO(cudaMalloc((void **)&d[0], bytes));

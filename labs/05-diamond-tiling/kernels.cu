@@ -1,6 +1,6 @@
 // Lab 05: diamond tiling of the vibrating string. The file you edit: the TODOs in order,
 // each explained in README.md ("Tasks"; "Diamond tiling" has the geometry). Compute with
-// lk_vstring_point_step (labkit/vstring.h): it is the serial reference's arithmetic.
+// vstring_point_step (vstring/vstring.h): it is the serial reference's arithmetic.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"

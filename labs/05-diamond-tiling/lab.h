@@ -17,9 +17,9 @@
 
 #include <stddef.h>
 
-#include "labkit/bruss.h"
+#include "bruss/bruss.h"
 #include "labkit/error.h"
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,12 +127,12 @@ LK_HD static inline size_t lab05_edge_at(int n, int row, long i, int side, int j
 
 /**
  * Advance the m x m Brusselator @p steps explicit Euler steps from @p d_in into @p d_out
- * (2m^2 doubles each, labkit/bruss.h's layout) in one launch, each block writing @p rows
+ * (2m^2 doubles each, bruss/bruss.h's layout) in one launch, each block writing @p rows
  * grid rows. The given loop calls it with steps = the tile height H (the last launch fewer)
  * and swaps the buffers between calls. @p d_in is never written (other blocks read it).
- * Only launch: no allocation, synchronisation or copy. Compute with lk_bruss_point_step().
+ * Only launch: no allocation, synchronisation or copy. Compute with bruss_point_step().
  *
- * @param m      grid side (2 <= m <= LK_BRUSS_MAX_M, odd or even)
+ * @param m      grid side (2 <= m <= BRUSS_MAX_M, odd or even)
  * @param steps  Euler steps of this launch (0: nothing to do, launch nothing)
  * @param rows   grid rows per block (>= 1; may exceed m: one block then)
  * @param d_in   device state at the launch's first level (read only)

@@ -9,14 +9,14 @@
 #include <stdio.h>
 
 #include "given.h"
-#include "labkit/bruss_driver.h"
-#include "labkit/vstring_driver.h"
+#include "bruss/bruss_driver.h"
+#include "vstring/vstring_driver.h"
 
 static const lk_lab lab05 = {
     .name = LK_LAB,
     .title = "Vibrating string (explicit Euler); stretch: 2-D Brusselator",
     .options = LK_OPT_TILE,
-    .gen_help = LK_VSTRING_GEN_HELP "; or " LK_BRUSS_GEN_HELP,
+    .gen_help = VSTRING_GEN_HELP "; or " BRUSS_GEN_HELP,
     .variants = lab05_variants,
     .standard_dataset = "string-pluck-1m",
     .bench_dataset = "string-random-50m",
@@ -26,10 +26,10 @@ static const lk_lab lab05 = {
 
 static int run_string(lk_run *run)
 {
-    lk_vstring sim = {0};
-    lk_vstring_open(run, &sim);
+    vstring sim = {0};
+    vstring_open(run, &sim);
     if (lk_run_serial_begin(run))
-        lk_run_serial_end(run, lk_vstring_serial(&sim, run->serial_steps, run->expected,
+        lk_run_serial_end(run, vstring_serial(&sim, run->serial_steps, run->expected,
                                                  &run->err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
         lab05_method method;
@@ -38,17 +38,17 @@ static int run_string(lk_run *run)
         c->rc = lab05_method_parse(c->variant, &method, &c->err) ||
                 lab05_gpu_run(method, sim.n, sim.y0, c->out, c->steps, width, height, &c->err);
     }
-    lk_vstring_report(run, &sim);
-    lk_vstring_free(&sim);
+    vstring_report(run, &sim);
+    vstring_free(&sim);
     return lk_run_finish(run);
 }
 
 static int run_bruss(lk_run *run)
 {
-    lk_bruss sim = {0};
-    lk_bruss_open(run, &sim);
+    bruss sim = {0};
+    bruss_open(run, &sim);
     if (lk_run_serial_begin(run))
-        lk_run_serial_end(run, lk_bruss_serial(&sim, run->serial_steps, run->expected,
+        lk_run_serial_end(run, bruss_serial(&sim, run->serial_steps, run->expected,
                                                &run->err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
         lab05_method method;
@@ -58,8 +58,8 @@ static int run_bruss(lk_run *run)
                 lab05_bruss_gpu_run(method, sim.m, sim.y0, c->out, c->steps, width, height,
                                     &c->err);
     }
-    lk_bruss_report(run, &sim);
-    lk_bruss_free(&sim);
+    bruss_report(run, &sim);
+    bruss_free(&sim);
     return lk_run_finish(run);
 }
 
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     lk_run run;
     if (lk_run_start(&run, &lab05, argc, argv) != 0)
         return run.status;
-    const int bruss = lk_bruss_input(&run.opt);
+    const int bruss = bruss_input(&run.opt);
     if (bruss && !run.opt.variant[0])
         snprintf(run.opt.variant, sizeof run.opt.variant, "bruss");
     if (lab05_check_model(run.opt.variant, bruss, &run.err) != 0 ||

@@ -39,7 +39,7 @@ static int variant_index(const char *name)
     return -1;
 }
 
-int lab06_check_variant(const char *variant, const lk_reduce_input *in, int bench,
+int lab06_check_variant(const char *variant, const reduce_input *in, int bench,
                         lk_error *err)
 {
     const int lagrange_variant = strcmp(variant, "lagrange") == 0;
@@ -54,11 +54,11 @@ int lab06_check_variant(const char *variant, const lk_reduce_input *in, int benc
     return 0;
 }
 
-double lab06_reference(lk_reduce_input *in)
+double lab06_reference(reduce_input *in)
 {
     const double t0 = lk_wall_seconds();
     if (in->lagrange) {
-        lk_reduce_lagrange_barycentric(in->x, in->y, in->n1, in->xs, in->gold, in->bound, in->S);
+        reduce_lagrange_barycentric(in->x, in->y, in->n1, in->xs, in->gold, in->bound, in->S);
         const double seconds = lk_wall_seconds() - t0;
         for (int s = 0; s < in->S; s++)
             in->bound[s] = lk_lagrange_bound(in->n1, in->bound[s]);
@@ -66,22 +66,22 @@ double lab06_reference(lk_reduce_input *in)
         return seconds;
     }
     double sum_abs;
-    lk_reduce_serial(in->field, in->rows, in->cols, in->threshold, in->gold, &sum_abs);
-    for (int k = 0; k < LK_REDUCE_NOUT; k++)
+    reduce_serial(in->field, in->rows, in->cols, in->threshold, in->gold, &sum_abs);
+    for (int k = 0; k < REDUCE_NOUT; k++)
         in->bound[k] = 0.0;
     in->bound[LK_OUT_SUM] =
-        lk_reduce_sum_bound((size_t)in->rows * in->cols, sum_abs, in->gold[LK_OUT_SUM]);
+        reduce_sum_bound((size_t)in->rows * in->cols, sum_abs, in->gold[LK_OUT_SUM]);
     in->have_reference = 1;
     return lk_wall_seconds() - t0;
 }
 
-int lab06_serial(const lk_reduce_input *in, int steps, double *out, lk_error *err)
+int lab06_serial(const reduce_input *in, int steps, double *out, lk_error *err)
 {
     for (int s = 0; s < (steps > 1 ? steps : 1); s++) {
         if (in->lagrange)
-            lk_reduce_lagrange_naive(in->x, in->y, in->n1, in->xs, out, in->S);
+            reduce_lagrange_naive(in->x, in->y, in->n1, in->xs, out, in->S);
         else
-            lk_reduce_serial(in->field, in->rows, in->cols, in->threshold, out, NULL);
+            reduce_serial(in->field, in->rows, in->cols, in->threshold, out, NULL);
     }
     return 0;
 }
@@ -109,7 +109,7 @@ static void free_buffers(buffers *b)
     cudaFree(b->cub_temp);
 }
 
-static int run_field(const lk_reduce_input *in, int variant, int steps, double *out,
+static int run_field(const reduce_input *in, int variant, int steps, double *out,
                      buffers *b, lk_error *err)
 {
     const size_t n = (size_t)in->rows * in->cols;
@@ -147,7 +147,7 @@ static int run_field(const lk_reduce_input *in, int variant, int steps, double *
     return 0;
 }
 
-static int run_lagrange(const lk_reduce_input *in, int steps, double *out, buffers *b,
+static int run_lagrange(const reduce_input *in, int steps, double *out, buffers *b,
                         lk_error *err)
 {
     LK_CUDA_TRY(err, cudaMalloc(&b->x, in->n1 * sizeof(double)));
@@ -164,7 +164,7 @@ static int run_lagrange(const lk_reduce_input *in, int steps, double *out, buffe
     return 0;
 }
 
-extern "C" int lab06_gpu_run(const lk_reduce_input *in, const char *variant, int steps,
+extern "C" int lab06_gpu_run(const reduce_input *in, const char *variant, int steps,
                              double *out, lk_error *err)
 {
     int v = variant[0] ? variant_index(variant) : 0;

@@ -20,7 +20,7 @@
  *
  * Numerical policy (README.md): max, count and bounding box are exact and do not depend on
  * the order of the reduction; the sum is judged against a compensated reference with the
- * bound lk_reduce_sum_bound(). The variants tree, shuffle, gridstride and singlepass must
+ * bound reduce_sum_bound(). The variants tree, shuffle, gridstride and singlepass must
  * give the same bits on every call on the same device; atomic may not.
  */
 #ifndef LAB06_LAB_H

@@ -3,16 +3,16 @@
    (serial.c), run the given code (given.cu) with your functions (kernels.cu) as the harness
    plans it; judge, hash, report. `make bench` times every variant, CUB's sum included, on
    2^20, 2^24 and 2^28 values, and part B (bench.runs). The harness (labkit/harness.h) owns the
-   options, the poisoning, the timing and the reports; the judging rule is labkit/reduce.h. */
+   options, the poisoning, the timing and the reports; the judging rule is reduce/reduce.h. */
 #include <stdio.h>
 
 #include "given.h"
-#include "labkit/reduce_driver.h"
+#include "reduce/reduce_driver.h"
 
 static const lk_lab lab06 = {
     .name = LK_LAB,
     .title = "Reductions",
-    .gen_help = LK_REDUCE_GEN_HELP,
+    .gen_help = REDUCE_GEN_HELP,
     .variants = lab06_variants,
     .standard_dataset = "reduce-debris-odd",
     .bench_dataset = "reduce-2p28",
@@ -23,17 +23,17 @@ static const lk_lab lab06 = {
 int main(int argc, char **argv)
 {
     lk_run run;
-    lk_reduce_input in = {0};
+    reduce_input in = {0};
     if (lk_run_start(&run, &lab06, argc, argv) != 0)
         return run.status;
-    if (lk_reduce_open(&run, &in) == 0 &&
+    if (reduce_open(&run, &in) == 0 &&
         lab06_check_variant(run.opt.variant, &in, run.opt.bench, &run.err) != 0) {
-        lk_reduce_input_free(&in);
+        reduce_input_free(&in);
         return lk_run_usage_error(&run);
     }
     /* A graded build holds no reference: its --bin then has the raw values, and a trusted
        build of the kit judges them (--judge). */
-    const int have_reference = lk_reference_linked((void (*)(void))lk_reduce_serial);
+    const int have_reference = lk_reference_linked((void (*)(void))reduce_serial);
     const double reference_s = run.status == 0 && have_reference ? lab06_reference(&in) : 0.0;
     if (in.lagrange && run.status == 0)
         printf("reference barycentric (gold) %.6f s, serial O(S n)\n", reference_s);
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;)
         c->rc = lab06_gpu_run(&in, in.lagrange ? "lagrange" : c->variant, c->steps, c->out,
                               &c->err);
-    lk_reduce_report(&run, &in);
-    lk_reduce_input_free(&in);
+    reduce_report(&run, &in);
+    reduce_input_free(&in);
     return lk_run_finish(&run);
 }

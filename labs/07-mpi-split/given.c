@@ -72,9 +72,9 @@ void lab07_cpu_flows(const lab07_slab *s, int row_begin, int row_end)
     lab07_interior_rows(s, row_begin, row_end, &b, &e);
     for (int l = b; l < e; l++)
         for (int j = 1; j < s->cols - 1; j++) {
-            lk_sciddicat_reset_cell(l, j, s->lrows, s->cols, s->Sf);
-            lk_sciddicat_flows_cell(l, j, s->lrows, s->cols, s->z, s->h, s->Sf,
-                                    LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
+            sciddicat_reset_cell(l, j, s->lrows, s->cols, s->Sf);
+            sciddicat_flows_cell(l, j, s->lrows, s->cols, s->z, s->h, s->Sf,
+                                    SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
         }
 }
 
@@ -84,8 +84,8 @@ void lab07_cpu_width(const lab07_slab *s, int row_begin, int row_end)
     lab07_interior_rows(s, row_begin, row_end, &b, &e);
     for (int l = b; l < e; l++)
         for (int j = 1; j < s->cols - 1; j++)
-            s->h[lk_sciddicat_at(l, j, s->cols)] =
-                lk_sciddicat_width_cell(l, j, s->lrows, s->cols, s->h, s->Sf);
+            s->h[sciddicat_at(l, j, s->cols)] =
+                sciddicat_width_cell(l, j, s->lrows, s->cols, s->h, s->Sf);
 }
 
 /* Flows or width of local rows [b, e) on the slab's back end; empty ranges do nothing. */
@@ -256,7 +256,7 @@ static int student_call(int rc, const char *what, lk_error *err)
 /* Rank 0 sends every rank its rows: z with its ghost rows (z never changes), h without
    (the ghost rows of h stay NaN until your exchange fills them). MPI's default error
    handler ends the job on a failed send. */
-static void distribute(const lab07_slab *s, const lk_sciddicat *sim, double *z, double *h)
+static void distribute(const lab07_slab *s, const sciddicat *sim, double *z, double *h)
 {
     const int G = LAB07_GHOST, cols = s->cols;
     for (int r = 0; r < s->nranks; r++) {
@@ -285,7 +285,7 @@ static void distribute(const lab07_slab *s, const lk_sciddicat *sim, double *z, 
 
 /* One run on this rank: slab, buffers, steps, gather. times[0]: seconds of the time loop,
    times[1]: of them, in your lab07_halo_begin and lab07_halo_end. */
-static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat *sim,
+static int rank_run(const lab07_world *w, const command *cmd, const sciddicat *sim,
                     double *h_out, double times[2], lk_error *err)
 {
     const int G = LAB07_GHOST;
@@ -337,11 +337,11 @@ static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat
     if (s.device) {
         CUDA_GO(cudaMalloc((void **)&s.z, bytes));
         CUDA_GO(cudaMalloc((void **)&s.h, bytes));
-        CUDA_GO(cudaMalloc((void **)&s.Sf, LK_SCIDDICAT_NFLOWS * bytes));
+        CUDA_GO(cudaMalloc((void **)&s.Sf, SCIDDICAT_NFLOWS * bytes));
         CUDA_GO(cudaMemcpy(s.z, hz, bytes, cudaMemcpyHostToDevice));
         CUDA_GO(cudaMemcpy(s.h, hh, bytes, cudaMemcpyHostToDevice));
         /* Border outflows are read but never written: zero, as in serial.c. */
-        CUDA_GO(cudaMemset(s.Sf, 0, LK_SCIDDICAT_NFLOWS * bytes));
+        CUDA_GO(cudaMemset(s.Sf, 0, SCIDDICAT_NFLOWS * bytes));
         int least, greatest; /* numerically: greatest priority is the lowest number */
         CUDA_GO(cudaDeviceGetStreamPriorityRange(&least, &greatest));
         CUDA_GO(cudaStreamCreateWithPriority(&s.compute, cudaStreamNonBlocking, least));
@@ -359,7 +359,7 @@ static int rank_run(const lab07_world *w, const command *cmd, const lk_sciddicat
         }
         CUDA_GO(cudaDeviceSynchronize());
     } else {
-        hSf = calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *hSf);
+        hSf = calloc(SCIDDICAT_NFLOWS * n, sizeof *hSf);
         if (!hSf) {
             lk_fail(err, "out of memory for the outflows of a slab of %d x %d cells", s.lrows,
                     s.cols);
@@ -466,7 +466,7 @@ static void slowest(const double times[2], double most[2])
     MPI_Reduce(times, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 }
 
-int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
+int lab07_run(lab07_world *w, const sciddicat *sim, double *h_out, int steps,
               lab07_variant variant, int block_x, int block_y, lk_error *err)
 {
     lk_error_clear(err);

@@ -73,7 +73,7 @@ int lab07_world_end(lab07_world *w, int status);
  * rank of a job of several ranks ends the job (MPI_Abort) with that rank's message, as a
  * rank waiting for a neighbour that failed would otherwise wait for ever.
  */
-int lab07_run(lab07_world *w, const lk_sciddicat *sim, double *h_out, int steps,
+int lab07_run(lab07_world *w, const sciddicat *sim, double *h_out, int steps,
               lab07_variant variant, int block_x, int block_y, lk_error *err);
 
 /** Rank 0: the times recorded for @p variant. */
@@ -90,7 +90,7 @@ void lab07_bench_report(const lab07_world *w, const lk_run *run);
 
 /**
  * The CPU back end of the per-rank step (same contract as lab07_gpu_flows and
- * lab07_gpu_width): the shared cell functions of labkit/sciddicat.h on host memory.
+ * lab07_gpu_width): the shared cell functions of sciddicat/sciddicat.h on host memory.
  */
 void lab07_cpu_flows(const lab07_slab *s, int row_begin, int row_end);
 /** CPU back end of the width update (see lab07_cpu_flows). */

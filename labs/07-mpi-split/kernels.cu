@@ -2,8 +2,8 @@
 // is exchange.c); the handout (README.md) explains the background and the tasks.
 //
 // Rules of the lab:
-//  - use the shared cell functions of labkit/sciddicat.h (lk_sciddicat_reset_cell,
-//    lk_sciddicat_flows_cell, lk_sciddicat_width_cell) on the slab's local arrays: the
+//  - use the shared cell functions of sciddicat/sciddicat.h (sciddicat_reset_cell,
+//    sciddicat_flows_cell, sciddicat_width_cell) on the slab's local arrays: the
 //    arithmetic stays the serial reference's, and the gathered grid is compared bit for bit;
 //  - launch on the stream you are given, without synchronising (the overlap variant runs
 //    two streams at once), and check every launch with LK_LAUNCH_TRY(err);
@@ -14,11 +14,11 @@
 #include "labkit/cuda_check.h"
 
 // TODO 5: a kernel for the reset and the flows of local rows [row_begin, row_end), one
-// thread per cell, x along the columns: lk_sciddicat_reset_cell then lk_sciddicat_flows_cell
+// thread per cell, x along the columns: sciddicat_reset_cell then sciddicat_flows_cell
 // with the slab's sizes (s->lrows rows, s->cols columns).
 
 // TODO 6: a kernel for the width update of local rows [row_begin, row_end):
-// h(l, j) = lk_sciddicat_width_cell(l, j, ...).
+// h(l, j) = sciddicat_width_cell(l, j, ...).
 
 // TODO 7: the two launchers (contract in lab.h): clip the rows with lab07_interior_rows,
 // cover columns 1 .. cols - 2 and the clipped rows with s->block_x x s->block_y blocks,

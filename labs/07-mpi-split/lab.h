@@ -34,7 +34,7 @@
 #include <cuda_runtime_api.h>
 
 #include "labkit/error.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,7 +149,7 @@ int lab07_gather(lab07_slab *s, double *h_root, lk_error *err);
 
 /**
  * Reset and flows computation of local rows [row_begin, row_end): zero the four outflows of
- * each interior cell, then the minimisation of differences (lk_sciddicat_flows_cell) from
+ * each interior cell, then the minimisation of differences (sciddicat_flows_cell) from
  * s->z and s->h into s->Sf.
  */
 int lab07_gpu_flows(const lab07_slab *s, int row_begin, int row_end, cudaStream_t stream,
@@ -157,7 +157,7 @@ int lab07_gpu_flows(const lab07_slab *s, int row_begin, int row_end, cudaStream_
 
 /**
  * Width update of local rows [row_begin, row_end), in place on s->h
- * (lk_sciddicat_width_cell).
+ * (sciddicat_width_cell).
  */
 int lab07_gpu_width(const lab07_slab *s, int row_begin, int row_end, cudaStream_t stream,
                     lk_error *err);

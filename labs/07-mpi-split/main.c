@@ -4,14 +4,14 @@
    kernels.cu as the harness plans it, compares and hashes, reports. Start it under mpirun:
    `mpirun -np 4 ./build/student/lab07 --dataset sciddicat-odd`. */
 #include "given.h"
-#include "labkit/sciddicat_driver.h"
+#include "sciddicat/sciddicat_driver.h"
 
 static const lk_lab lab07 = {
     .name = LK_LAB,
     .title = "SciddicaT",
     .options = LK_OPT_BLOCK | LK_OPT_FILES,
-    .gen_help = LK_SCIDDICAT_GEN_HELP,
-    .files_usage = LK_SCIDDICAT_FILES_USAGE,
+    .gen_help = SCIDDICAT_GEN_HELP,
+    .files_usage = SCIDDICAT_FILES_USAGE,
     .block_x = 128, .block_y = 2,
     .variants = lab07_variants,
     .standard_dataset = "sciddicat-course-size",
@@ -28,13 +28,13 @@ int main(int argc, char **argv)
     if (world.rank != 0)
         return lab07_serve(&world);
     lk_run run;
-    lk_sciddicat sim = {0};
+    sciddicat sim = {0};
     if (lk_run_start(&run, &lab07, argc, argv) != 0)
         return lab07_world_end(&world, run.status);
-    lk_sciddicat_open(&run, &sim);
+    sciddicat_open(&run, &sim);
     lab07_describe(&world, &run);
     if (lk_run_serial_begin(&run))
-        lk_run_serial_end(&run, lk_sciddicat_serial(&sim, run.serial_steps, run.expected,
+        lk_run_serial_end(&run, sciddicat_serial(&sim, run.serial_steps, run.expected,
                                                     NULL, &run.err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
         lab07_variant variant;
@@ -42,8 +42,8 @@ int main(int argc, char **argv)
                 lab07_run(&world, &sim, c->out, c->steps, variant, c->block_x, c->block_y,
                           &c->err);
     }
-    lk_sciddicat_report(&run, &sim);
+    sciddicat_report(&run, &sim);
     lab07_bench_report(&world, &run);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
     return lab07_world_end(&world, lk_run_finish(&run));
 }

@@ -2,7 +2,7 @@
 // serial loops of serial.c ported with their arithmetic in the same order.
 //
 // A careful port also skips the work the serial program does for nothing: most cells are
-// dry, and a still cell (labkit/sciddicat.h, lk_sciddicat_is_still) has no outflow. The
+// dry, and a still cell (sciddicat/sciddicat.h, sciddicat_is_still) has no outflow. The
 // flows kernel tests the thickness before loading any neighbour; the width update does not
 // load outflows it knows are zero. To know that a neighbour is still, the width update must
 // read the thickness of the step's start: the thickness is double-buffered (h_cur -> h_next).
@@ -10,7 +10,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #define AT(i, j) ((size_t)(i) * (size_t)cols + (size_t)(j))
 #define FLOW(k, i, j) ((size_t)(k) * (size_t)rows * (size_t)cols + AT(i, j))
@@ -40,9 +40,9 @@ __global__ void compute_flows(int rows, int cols, const double *__restrict__ z,
     if (!interior_cell(rows, cols, &i, &j))
         return;
     const double h_c = h[AT(i, j)];
-    if (lk_sciddicat_is_still(h_c))
+    if (sciddicat_is_still(h_c))
         return; // no outflow: Sf keeps the reset's zeros, no neighbour is loaded
-    const double p_r = LK_SCIDDICAT_P_R, p_epsilon = LK_SCIDDICAT_P_EPSILON;
+    const double p_r = SCIDDICAT_P_R, p_epsilon = SCIDDICAT_P_EPSILON;
     const double m = h_c - p_epsilon;
     double u[5];
     u[0] = z[AT(i, j)] + p_epsilon;
@@ -85,11 +85,11 @@ __global__ void update_width(int rows, int cols, const double *__restrict__ h,
     if (!interior_cell(rows, cols, &i, &j))
         return;
     const double h_c = h[AT(i, j)];
-    const bool still = lk_sciddicat_is_still(h_c);
-    const bool still_n = lk_sciddicat_is_still(h[AT(i - 1, j)]);
-    const bool still_w = lk_sciddicat_is_still(h[AT(i, j - 1)]);
-    const bool still_e = lk_sciddicat_is_still(h[AT(i, j + 1)]);
-    const bool still_s = lk_sciddicat_is_still(h[AT(i + 1, j)]);
+    const bool still = sciddicat_is_still(h_c);
+    const bool still_n = sciddicat_is_still(h[AT(i - 1, j)]);
+    const bool still_w = sciddicat_is_still(h[AT(i, j - 1)]);
+    const bool still_e = sciddicat_is_still(h[AT(i, j + 1)]);
+    const bool still_s = sciddicat_is_still(h[AT(i + 1, j)]);
     const double in_n = still_n ? 0.0 : Sf[FLOW(3, i - 1, j)];
     const double in_w = still_w ? 0.0 : Sf[FLOW(2, i, j - 1)];
     const double in_e = still_e ? 0.0 : Sf[FLOW(1, i, j + 1)];

@@ -4,7 +4,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 // Threads 0..cols-1 take the two ends of a column (consecutive threads, consecutive
 // addresses); the next rows threads take the two ends of a row (strided, but few).
@@ -13,9 +13,9 @@ __global__ void ghost_cells(int rows, int cols, double *__restrict__ Z,
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t < cols)
-        lk_swe_ghost_column_ends(1 + t, rows, cols + 2, Z, Qx, Qy);
+        swe_ghost_column_ends(1 + t, rows, cols + 2, Z, Qx, Qy);
     else if (t < cols + rows)
-        lk_swe_ghost_row_ends(1 + t - cols, cols, cols + 2, Z, Qx, Qy);
+        swe_ghost_row_ends(1 + t - cols, cols, cols + 2, Z, Qx, Qy);
 }
 
 // Thread (x, y) of the grid handles interior cell (1 + y, 1 + x): x runs along a row.
@@ -27,13 +27,13 @@ __global__ void lf_step(int rows, int cols, double r, const double *__restrict__
     int j = 1 + blockIdx.x * blockDim.x + threadIdx.x;
     int i = 1 + blockIdx.y * blockDim.y + threadIdx.y;
     if (i <= rows && j <= cols)
-        lk_swe_step_cell(i, j, cols + 2, r, Z, Qx, Qy, Zn, Qxn, Qyn);
+        swe_step_cell(i, j, cols + 2, r, Z, Qx, Qy, Zn, Qxn, Qyn);
 }
 
-static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
+static int run_on_device(const swe *sim, int steps, const swe_fields *out,
                          int block_x, int block_y, double **d, lk_error *err)
 {
-    const size_t bytes = lk_swe_cells(sim) * sizeof(double);
+    const size_t bytes = swe_cells(sim) * sizeof(double);
     for (int k = 0; k < 6; k++)
         LK_CUDA_TRY(err, cudaMalloc(&d[k], bytes));
     LK_CUDA_TRY(err, cudaMemcpy(d[0], sim->q.Z, bytes, cudaMemcpyHostToDevice));
@@ -42,7 +42,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     double *cur[3] = {d[0], d[1], d[2]}, *next[3] = {d[3], d[4], d[5]};
 
     const int rows = sim->rows, cols = sim->cols;
-    const double r = lk_swe_r(sim);
+    const double r = swe_r(sim);
     dim3 block(block_x, block_y);
     dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
     const int ghost_block = 256, ghost_grid = (rows + cols + ghost_block - 1) / ghost_block;
@@ -65,7 +65,7 @@ static int run_on_device(const lk_swe *sim, int steps, const lk_swe_fields *out,
     return 0;
 }
 
-extern "C" int lab02_gpu_run(const lk_swe *sim, int steps, const lk_swe_fields *out,
+extern "C" int lab02_gpu_run(const swe *sim, int steps, const swe_fields *out,
                              int block_x, int block_y, lk_error *err)
 {
     double *d[6] = {NULL, NULL, NULL, NULL, NULL, NULL};

@@ -1,14 +1,14 @@
 // Lab 03 solution: each block stages its tile of Z, Qx, Qy plus a one-cell halo in
 // dynamic shared memory, synchronises once, and computes its cells from the tile. The
-// arithmetic is the shared lk_swe_update(), so results equal the serial reference; where
-// the halo crosses the domain's edge it holds the wall image (lk_swe_cell_walled()).
+// arithmetic is the shared swe_update(), so results equal the serial reference; where
+// the halo crosses the domain's edge it holds the wall image (swe_cell_walled()).
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 // Put state q at position t of the three tiles.
-__device__ static inline void stage(double *sZ, double *sQx, double *sQy, int t, lk_swe_q q)
+__device__ static inline void stage(double *sZ, double *sQx, double *sQy, int t, swe_q q)
 {
     sZ[t] = q.z;
     sQx[t] = q.qx;
@@ -29,26 +29,26 @@ __global__ void lf_step_shared(int rows, int cols, double r, const double *__res
     const int t = ty * pitch + tx;
     const bool inside = i <= rows && j <= cols;
     if (inside) {
-        stage(sZ, sQx, sQy, t, lk_swe_load(Z, Qx, Qy, lk_swe_at(i, j, width)));
+        stage(sZ, sQx, sQy, t, swe_load(Z, Qx, Qy, swe_at(i, j, width)));
         // The halo: the neighbour across each edge of the tile. In a partial tile the last
         // row (column) inside the grid is an edge too. Across the domain's edge the
         // neighbour is the wall image of the cell; the ghost layer is never read.
         if (ty == 1)
-            stage(sZ, sQx, sQy, t - pitch, lk_swe_cell_walled(i - 1, j, rows, cols, Z, Qx, Qy));
+            stage(sZ, sQx, sQy, t - pitch, swe_cell_walled(i - 1, j, rows, cols, Z, Qx, Qy));
         if (ty == (int)blockDim.y || i == rows)
-            stage(sZ, sQx, sQy, t + pitch, lk_swe_cell_walled(i + 1, j, rows, cols, Z, Qx, Qy));
+            stage(sZ, sQx, sQy, t + pitch, swe_cell_walled(i + 1, j, rows, cols, Z, Qx, Qy));
         if (tx == 1)
-            stage(sZ, sQx, sQy, t - 1, lk_swe_cell_walled(i, j - 1, rows, cols, Z, Qx, Qy));
+            stage(sZ, sQx, sQy, t - 1, swe_cell_walled(i, j - 1, rows, cols, Z, Qx, Qy));
         if (tx == (int)blockDim.x || j == cols)
-            stage(sZ, sQx, sQy, t + 1, lk_swe_cell_walled(i, j + 1, rows, cols, Z, Qx, Qy));
+            stage(sZ, sQx, sQy, t + 1, swe_cell_walled(i, j + 1, rows, cols, Z, Qx, Qy));
     }
     __syncthreads();
     if (inside) {
-        lk_swe_q q = lk_swe_update(lk_swe_load(sZ, sQx, sQy, t - pitch),
-                                   lk_swe_load(sZ, sQx, sQy, t + pitch),
-                                   lk_swe_load(sZ, sQx, sQy, t - 1),
-                                   lk_swe_load(sZ, sQx, sQy, t + 1), r);
-        lk_swe_store(Zn, Qxn, Qyn, lk_swe_at(i, j, width), q);
+        swe_q q = swe_update(swe_load(sZ, sQx, sQy, t - pitch),
+                                   swe_load(sZ, sQx, sQy, t + pitch),
+                                   swe_load(sZ, sQx, sQy, t - 1),
+                                   swe_load(sZ, sQx, sQy, t + 1), r);
+        swe_store(Zn, Qxn, Qyn, swe_at(i, j, width), q);
     }
 }
 
@@ -57,7 +57,7 @@ static inline size_t shared_bytes(int bx, int by)
     return 3 * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
 }
 
-extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+extern "C" int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
                           int block_x, int block_y, lk_error *err)
 {
     dim3 block(block_x, block_y);

@@ -22,7 +22,7 @@ __global__ void flows_halo(int rows, int cols, const double *__restrict__ z,
     double *s_z = smem, *s_h = smem + bw * bh;
     const int i = blockIdx.y * (bh - 2) + ly, j = blockIdx.x * (bw - 2) + lx;
     const int s = ly * bw + lx;
-    const size_t at = lk_sciddicat_at(i, j, cols);
+    const size_t at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
     s_z[s] = inside ? z[at] : 0.0; // out of the domain: a neutral value, never used
     s_h[s] = inside ? h[at] : 0.0;
@@ -31,10 +31,10 @@ __global__ void flows_halo(int rows, int cols, const double *__restrict__ z,
         return;
     const double zn[5] = {s_z[s], s_z[s - bw], s_z[s - 1], s_z[s + 1], s_z[s + bw]};
     const double hn[5] = {s_h[s], s_h[s - bw], s_h[s - 1], s_h[s + 1], s_h[s + bw]};
-    double f[LK_SCIDDICAT_NFLOWS];
+    double f[SCIDDICAT_NFLOWS];
     lab04_cell_flows(zn, hn, f);
     const size_t layer = (size_t)rows * cols;
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         Sf[k * layer + at] = f[k];
 }
 
@@ -48,11 +48,11 @@ __global__ void width_halo(int rows, int cols, double *__restrict__ h,
     const int nb = bw * bh;
     const int i = blockIdx.y * (bh - 2) + ly, j = blockIdx.x * (bw - 2) + lx;
     const int s = ly * bw + lx;
-    const size_t layer = (size_t)rows * cols, at = lk_sciddicat_at(i, j, cols);
+    const size_t layer = (size_t)rows * cols, at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
     const bool north = ly == 0, south = ly == bh - 1, west = lx == 0, east = lx == bw - 1;
     if (!north && !south && !west && !east) {
-        for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+        for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
             s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
     } else if (!west && !east) {
         const int k = north ? 3 : 0;
@@ -81,7 +81,7 @@ __global__ void flows_nohalo(int rows, int cols, const double *__restrict__ z,
     double *s_z = smem, *s_h = smem + bw * bh;
     const int i = 1 + blockIdx.y * bh + ly, j = 1 + blockIdx.x * bw + lx;
     const int s = ly * bw + lx;
-    const size_t at = lk_sciddicat_at(i, j, cols);
+    const size_t at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
     s_z[s] = inside ? z[at] : 0.0;
     s_h[s] = inside ? h[at] : 0.0;
@@ -92,10 +92,10 @@ __global__ void flows_nohalo(int rows, int cols, const double *__restrict__ z,
                           lx < bw - 1 ? s_z[s + 1] : z[at + 1], ly < bh - 1 ? s_z[s + bw] : z[at + cols]};
     const double hn[5] = {s_h[s], ly > 0 ? s_h[s - bw] : h[at - cols], lx > 0 ? s_h[s - 1] : h[at - 1],
                           lx < bw - 1 ? s_h[s + 1] : h[at + 1], ly < bh - 1 ? s_h[s + bw] : h[at + cols]};
-    double f[LK_SCIDDICAT_NFLOWS];
+    double f[SCIDDICAT_NFLOWS];
     lab04_cell_flows(zn, hn, f);
     const size_t layer = (size_t)rows * cols;
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         Sf[k * layer + at] = f[k];
 }
 
@@ -107,9 +107,9 @@ __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
     const int nb = bw * bh;
     const int i = 1 + blockIdx.y * bh + ly, j = 1 + blockIdx.x * bw + lx;
     const int s = ly * bw + lx;
-    const size_t layer = (size_t)rows * cols, at = lk_sciddicat_at(i, j, cols);
+    const size_t layer = (size_t)rows * cols, at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
     __syncthreads();
     if (i >= rows - 1 || j >= cols - 1)
@@ -168,8 +168,8 @@ __device__ static inline double weight_of(unsigned high_word_of_weight)
 
 // The thresholds of the fused steps as constant-bank operands: a double literal costs two
 // uniform moves before each instruction that uses it, and the elimination rounds use several.
-__constant__ double fast_epsilon = LK_SCIDDICAT_P_EPSILON;
-__constant__ double fast_still_limit = 0.5 * LK_SCIDDICAT_P_EPSILON; // lk_sciddicat_is_still's
+__constant__ double fast_epsilon = SCIDDICAT_P_EPSILON;
+__constant__ double fast_still_limit = 0.5 * SCIDDICAT_P_EPSILON; // sciddicat_is_still's
 
 __device__ static inline bool fast_is_still(double h)
 {
@@ -178,7 +178,7 @@ __device__ static inline bool fast_is_still(double h)
 
 // The weight of a kept term's outflow, P_R = 0.5, from the term's weight: 0x3fe00000 is the high
 // word of 0.5 (its low word is 0) and lies within WEIGHT_ONE's bits, so one AND selects it.
-static_assert(LK_SCIDDICAT_P_R == 0.5, "flow_weight_of builds P_R from the bits of 0.5");
+static_assert(SCIDDICAT_P_R == 0.5, "flow_weight_of builds P_R from the bits of 0.5");
 
 __device__ static inline double flow_weight_of(unsigned high_word_of_weight)
 {
@@ -364,7 +364,7 @@ __device__ static inline unsigned cells_flows(const double zc[FAST_CELLS],
 // are staged for the tile plus two rings, the outflows of the tile plus one ring are computed
 // into shared memory (0 for border cells: the reset folded in), then the tile's width update
 // writes h_out. Global traffic per cell and step: read z and h, write h (24 B instead of 128).
-// Still cells skip their outflows (lk_sciddicat_is_still).
+// Still cells skip their outflows (sciddicat_is_still).
 
 // The bounds keep it within 64 registers, so a 32x32 block launches on every supported GPU.
 __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const double *__restrict__ z,
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
         for (int c = lx; c < pw; c += bw) {
             const int gi = i0 + r, gj = j0 + c;
             const bool inside = gi >= 0 && gj >= 0 && gi < rows && gj < cols;
-            const size_t at = inside ? lk_sciddicat_at(gi, gj, cols) : 0;
+            const size_t at = inside ? sciddicat_at(gi, gj, cols) : 0;
             s_z[r * pw + c] = inside ? z[at] : 0.0;
             s_h[r * pw + c] = inside ? h_in[at] : 0.0;
         }
@@ -390,14 +390,14 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     const int i = i0 + 1 + ly, j = j0 + 1 + lx; // this thread's cell: tile or first ring
     const int sp = (ly + 1) * pw + lx + 1, s = ly * bw + lx;
     const bool corner = (lx == 0 || lx == bw - 1) && (ly == 0 || ly == bh - 1);
-    double f[LK_SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
+    double f[SCIDDICAT_NFLOWS] = {0.0, 0.0, 0.0, 0.0};
     if (!corner && i >= 1 && j >= 1 && i < rows - 1 && j < cols - 1 &&
         !fast_is_still(s_h[sp])) {
         const double v[4] = {s_z[sp - pw] + s_h[sp - pw], s_z[sp - 1] + s_h[sp - 1],
                              s_z[sp + 1] + s_h[sp + 1], s_z[sp + pw] + s_h[sp + pw]};
         cell_flows_fast(s_z[sp], s_h[sp], v, f);
     }
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         s_f[k * nb + s] = f[k];
     __syncthreads();
 
@@ -406,7 +406,7 @@ __global__ void __launch_bounds__(1024) step_fused(int rows, int cols, const dou
     const double out[4] = {s_f[s], s_f[nb + s], s_f[2 * nb + s], s_f[3 * nb + s]};
     const double in[4] = {s_f[3 * nb + s - bw], s_f[2 * nb + s - 1], s_f[nb + s + 1],
                           s_f[s + bw]};
-    h_out[lk_sciddicat_at(i, j, cols)] = lab04_cell_width(s_h[sp], in, out);
+    h_out[sciddicat_at(i, j, cols)] = lab04_cell_width(s_h[sp], in, out);
 }
 
 // ---- Stretch 2: fast. The fused step, restricted to the region of lab04_fast_region (the
@@ -510,7 +510,7 @@ __device__ static inline void fast_row(const fast_segment *seg, fast_carry *carr
     }
     const double west_a = __shfl_up_sync(FAST_FULL_MASK, vh.b, 1);
     const double east_b = __shfl_down_sync(FAST_FULL_MASK, vh.a, 1);
-    double f[FAST_CELLS][LK_SCIDDICAT_NFLOWS] = {{0.0}};
+    double f[FAST_CELLS][SCIDDICAT_NFLOWS] = {{0.0}};
     const bool row_computes = r >= 1 && r <= seg->rows - 2;
     const bool moves[FAST_CELLS] = {seg->a_computes && row_computes && !fast_is_still(c->ha),
                                     seg->b_computes && row_computes && !fast_is_still(c->hb)};
@@ -687,16 +687,16 @@ static int launch_shape(lab04_variant variant, lab04_process process, int tile_x
         *out = (lab04_kernel_info){(const void *)flows_halo, tile_x + 2, tile_y + 2, 2 * ring * d};
     else if (variant == LAB04_HALO && process == LAB04_WIDTH)
         *out = (lab04_kernel_info){(const void *)width_halo, tile_x + 2, tile_y + 2,
-                                   LK_SCIDDICAT_NFLOWS * ring * d};
+                                   SCIDDICAT_NFLOWS * ring * d};
     else if (variant == LAB04_NOHALO && process == LAB04_FLOWS)
         *out = (lab04_kernel_info){(const void *)flows_nohalo, tile_x, tile_y, 2 * tile * d};
     else if (variant == LAB04_NOHALO && process == LAB04_WIDTH)
         *out = (lab04_kernel_info){(const void *)width_nohalo, tile_x, tile_y,
-                                   LK_SCIDDICAT_NFLOWS * tile * d};
+                                   SCIDDICAT_NFLOWS * tile * d};
     else if (variant == LAB04_FUSED && process == LAB04_STEP)
         *out = (lab04_kernel_info){(const void *)step_fused, tile_x + 2, tile_y + 2,
                                    (2 * (size_t)(tile_x + 4) * (tile_y + 4) +
-                                    LK_SCIDDICAT_NFLOWS * ring) * d};
+                                    SCIDDICAT_NFLOWS * ring) * d};
     else if (variant == LAB04_FAST && process == LAB04_STEP)
         *out = (lab04_kernel_info){fast_kernel(tile_x * tile_y), tile_x, tile_y, 0};
     else

@@ -117,7 +117,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
         if (dj >= d) {
             if (inside) {
                 double un, vn;
-                lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
+                vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
                 u = un;
                 v = vn;
                 leave(t + 1, j, W, H, mid, steps, u, v, edges, mine, y2, x);
@@ -135,7 +135,7 @@ tile_row_kernel(int n, int steps, int row, int W, int H, double *__restrict__ y,
         if (dj >= d) {
             if (inside) {
                 double un, vn;
-                lk_vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
+                vstring_point_step(cur_u[j], u, cur_u[j + 2], v, &un, &vn);
                 u = un;
                 v = vn;
                 leave(t + 1, j, W, H, mid, steps, u, v, edges, mine, y2, x);
@@ -189,19 +189,19 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     for (int q = threadIdx.x; q < held; q += blockDim.x)
         cur[q] = in2[(long)lo * m + q];
     __syncthreads();
-    const double h = lk_bruss_h(m), c = lk_bruss_c(m);
+    const double h = bruss_h(m), c = bruss_c(m);
     for (int s = 1; s <= T; s++) {
         const int a = max(0, r0 - (T - s)), b = min(m, r0 + R + (T - s));
         const int count = (b - a) * m;
         for (int q = threadIdx.x; q < count; q += blockDim.x) {
             const int k = a + q / m, j = q % m, row = (k - lo) * m;
             const double2 me = cur[row + j];
-            const double2 nn = cur[(lk_bruss_reflect(k - 1, m) - lo) * m + j];
-            const double2 ss = cur[(lk_bruss_reflect(k + 1, m) - lo) * m + j];
-            const double2 ww = cur[row + lk_bruss_reflect(j - 1, m)];
-            const double2 ee = cur[row + lk_bruss_reflect(j + 1, m)];
+            const double2 nn = cur[(bruss_reflect(k - 1, m) - lo) * m + j];
+            const double2 ss = cur[(bruss_reflect(k + 1, m) - lo) * m + j];
+            const double2 ww = cur[row + bruss_reflect(j - 1, m)];
+            const double2 ee = cur[row + bruss_reflect(j + 1, m)];
             double2 r;
-            lk_bruss_point_step(h, c, me.x, me.y, &nn.x, &ss.x, &ww.x, &ee.x, &r.x, &r.y);
+            bruss_point_step(h, c, me.x, me.y, &nn.x, &ss.x, &ww.x, &ee.x, &r.x, &r.y);
             if (s == T) // rows a..b are the band's own now
                 out2[(long)k * m + j] = r;
             else
@@ -219,7 +219,7 @@ extern "C" int lab05_bruss_launch(int m, int steps, int rows, const double *d_in
 {
     if (steps <= 0)
         return 0;
-    if (rows < 1 || m < LK_BRUSS_MIN_M)
+    if (rows < 1 || m < BRUSS_MIN_M)
         return lk_fail(err, "lab05_bruss_launch: %d rows per band of a grid of side %d: both "
                             "must be >= 1 (m >= 2)", rows, m);
     const long held_rows = (long)rows + 2L * steps < m ? (long)rows + 2L * steps : m;

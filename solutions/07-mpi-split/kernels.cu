@@ -22,9 +22,9 @@ __global__ void flows_rows(int row_begin, int row_end, int lrows, int cols,
     int l, j;
     if (!cell_of(row_begin, row_end, cols, &l, &j))
         return;
-    lk_sciddicat_reset_cell(l, j, lrows, cols, Sf);
-    lk_sciddicat_flows_cell(l, j, lrows, cols, z, h, Sf, LK_SCIDDICAT_P_R,
-                            LK_SCIDDICAT_P_EPSILON);
+    sciddicat_reset_cell(l, j, lrows, cols, Sf);
+    sciddicat_flows_cell(l, j, lrows, cols, z, h, Sf, SCIDDICAT_P_R,
+                            SCIDDICAT_P_EPSILON);
 }
 
 __global__ void width_rows(int row_begin, int row_end, int lrows, int cols,
@@ -33,7 +33,7 @@ __global__ void width_rows(int row_begin, int row_end, int lrows, int cols,
     int l, j;
     if (!cell_of(row_begin, row_end, cols, &l, &j))
         return;
-    h[lk_sciddicat_at(l, j, cols)] = lk_sciddicat_width_cell(l, j, lrows, cols, h, Sf);
+    h[sciddicat_at(l, j, cols)] = sciddicat_width_cell(l, j, lrows, cols, h, Sf);
 }
 
 // Blocks cover the interior columns and the clipped rows, rounded up.

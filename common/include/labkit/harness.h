@@ -3,7 +3,7 @@
  * @brief The steps of a lab driver, called in order by each lab's `main.c`.
  *
  * A lab's `main.c` reads top to bottom: lk_run_start() parses the command line, the model's
- * open function loads the input (e.g. lk_sciddicat_open()), the serial reference runs
+ * open function loads the input (e.g. sciddicat_open()), the serial reference runs
  * between lk_run_serial_begin() and lk_run_serial_end(), the student's function is called
  * in a loop over lk_run_next_gpu_call(), the model's report function compares and hashes,
  * and lk_run_finish() prints the summary and the JSON line. Every step does nothing once an

@@ -65,7 +65,7 @@ void lk_manifest_free(lk_manifest *m);
 
 /**
  * How one model makes the problem of a dataset (the struct its functions take, e.g. an
- * lk_swe), for lk_dataset_load() and the drivers: one per model, beside its generator.
+ * swe), for lk_dataset_load() and the drivers: one per model, beside its generator.
  */
 typedef struct lk_dataset_kind {
     const char *model; /**< The manifest's model column, e.g. "swe". */

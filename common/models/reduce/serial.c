@@ -5,14 +5,14 @@
    Part A reduces a field to its sum, max, count of values above a threshold and the
    bounding box of those cells. The sum is compensated (Neumaier): its error is about one
    rounding of the result, far below what any order of plain additions guarantees, so it
-   serves as the reference a GPU sum in any order is judged against (labkit/reduce.h).
+   serves as the reference a GPU sum in any order is judged against (reduce/reduce.h).
    Part B evaluates the Lagrange polynomial twice: the naive product of ratios, O(S n^2),
    the baseline you port; and the barycentric form, O(S n), the accurate "gold" values. */
 #include <math.h>
 
-#include "labkit/reduce.h"
+#include "reduce/reduce.h"
 
-void lk_reduce_serial(const double *x, int rows, int cols, double threshold, double *out,
+void reduce_serial(const double *x, int rows, int cols, double threshold, double *out,
                       double *sum_abs)
 {
     double sum = 0.0, carry = 0.0, abs_sum = 0.0, max = -INFINITY;
@@ -49,7 +49,7 @@ void lk_reduce_serial(const double *x, int rows, int cols, double threshold, dou
 }
 
 /* The thesis's equation 2.1 with its errata fixed (nodes 0..n, y_j in the sum). */
-void lk_reduce_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
+void reduce_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
                               double *ys, int S)
 {
     for (int s = 0; s < S; s++) {
@@ -69,7 +69,7 @@ void lk_reduce_lagrange_naive(const double *x, const double *y, int n1, const do
    w_j = 1 / prod_{i != j} (x_j - x_i). The factors are scaled by 4 / (max - min), the
    interval's capacity, so that the weights stay within the range of double for thousands
    of nodes; the common scale cancels. */
-void lk_reduce_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
+void reduce_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
                                     double *ys, double *kappa, int S)
 {
     double lo = x[0], hi = x[0];

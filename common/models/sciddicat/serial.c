@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #define AT(i, j) ((size_t)(i) * (size_t)cols + (size_t)(j))
 #define FLOW(k, i, j) ((size_t)(k) * (size_t)rows * (size_t)cols + AT(i, j))
@@ -29,7 +29,7 @@ static void reset_flows(int rows, int cols, double *Sf)
    leave it until none does, and each remaining neighbour gets (average - u) * p_r. */
 static void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf)
 {
-    const double p_r = LK_SCIDDICAT_P_R, p_epsilon = LK_SCIDDICAT_P_EPSILON;
+    const double p_r = SCIDDICAT_P_R, p_epsilon = SCIDDICAT_P_EPSILON;
     for (int i = 1; i < rows - 1; i++)
         for (int j = 1; j < cols - 1; j++) {
             const double m = h[AT(i, j)] - p_epsilon;
@@ -91,7 +91,7 @@ static double border_outflow(int rows, int cols, const double *Sf)
     return out;
 }
 
-int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,
+int sciddicat_serial(const sciddicat *sim, int steps, double *h, double *lost,
                         lk_error *err)
 {
     const int rows = sim->rows, cols = sim->cols;

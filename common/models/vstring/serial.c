@@ -8,12 +8,12 @@
    labs/05-diamond-tiling/README.md): the time loop closes before the final copy; the swap
    is by step, not inside the j loop; the boundary loads are guarded (the thesis's f reads
    y[-2] and y[n]), giving the fixed ends u_{-1} = u_N = 0. The model is autonomous, so f
-   takes no t. The arithmetic is lk_vstring_point_step()'s (labkit/vstring.h), which the kernels
+   takes no t. The arithmetic is vstring_point_step()'s (vstring/vstring.h), which the kernels
    call, so the GPU result equals this one to the bit. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 /* u of mass point p, 0 beyond the fixed ends. */
 static double u_at(const double *y, int n, long p)
@@ -27,16 +27,16 @@ static double ode_eval_comp(long j, const double *y, int n)
     const long p = j / 2;
     if (j % 2 == 0)
         return y[j + 1];                                       /* u_p' = v_p */
-    return LK_VSTRING_K2 * (u_at(y, n, p - 1) - 2.0 * y[j - 1] + u_at(y, n, p + 1));
+    return VSTRING_K2 * (u_at(y, n, p - 1) - 2.0 * y[j - 1] + u_at(y, n, p + 1));
 }
 
-int lk_vstring_serial(const lk_vstring *sim, int steps, double *y_out, lk_error *err)
+int vstring_serial(const vstring *sim, int steps, double *y_out, lk_error *err)
 {
     if (steps < 0)
         return lk_fail(err, "serial: %d steps: the number of steps must be >= 0", steps);
     const int n = sim->n;
     const long len = 2 * (long)n;
-    const double h = LK_VSTRING_H;
+    const double h = VSTRING_H;
     double *Y[2] = {malloc(len * sizeof(double)), malloc(len * sizeof(double))};
     if (!Y[0] || !Y[1]) {
         free(Y[0]);

@@ -14,16 +14,16 @@
 #include "labkit/cli.h"
 #include "labkit/grid_io.h"
 #include "labkit/json.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 #include "labkit/timing.h"
 
 /* Milliseconds per step the given version sleeps: a lab's slow starting point. */
 #define GIVEN_MS_PER_STEP 150
 
 /* The lab's given version: the serial algorithm, GIVEN_MS_PER_STEP slower per step. */
-static int given_run(const lk_sciddicat *sim, double *h, int steps, lk_error *err)
+static int given_run(const sciddicat *sim, double *h, int steps, lk_error *err)
 {
-    if (lk_sciddicat_serial(sim, steps, h, NULL, err) != 0)
+    if (sciddicat_serial(sim, steps, h, NULL, err) != 0)
         return -1;
     long long ns = (long long)steps * GIVEN_MS_PER_STEP * 1000000LL;
     struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
@@ -79,16 +79,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "fake driver: --once goes with --gpu, not with --serial or --repeat\n");
         return 2;
     }
-    lk_sciddicat sim;
+    sciddicat sim;
     int ds_steps = -1, rc;
     if (dataset) {
-        rc = lk_sciddicat_load_dataset(FAKE_KIT "/datasets/MANIFEST", dataset, &sim, &ds_steps,
+        rc = sciddicat_load_dataset(FAKE_KIT "/datasets/MANIFEST", dataset, &sim, &ds_steps,
                                        NULL, &err);
     } else {
-        lk_sciddicat_spec spec;
-        rc = gen ? lk_sciddicat_spec_parse(gen, &spec, &err) : lk_fail(&err, "no input");
+        sciddicat_spec spec;
+        rc = gen ? sciddicat_spec_parse(gen, &spec, &err) : lk_fail(&err, "no input");
         if (rc == 0)
-            rc = lk_sciddicat_load_generated(&spec, &sim, &err);
+            rc = sciddicat_load_generated(&spec, &sim, &err);
     }
     if (rc != 0) {
         fprintf(stderr, "fake driver: %s\n", err.msg);
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     char error[1024] = "";
     if (serial) {
         double t0 = lk_wall_seconds();
-        rc = lk_sciddicat_serial(&sim, steps, h, NULL, &err);
+        rc = sciddicat_serial(&sim, steps, h, NULL, &err);
         serial_s = lk_wall_seconds() - t0;
         if (rc == 0 && !no_md5)
             rc = lk_course_text_md5(h, sim.rows, sim.cols, md5, &err);
@@ -175,6 +175,6 @@ int main(int argc, char **argv)
             fclose(f);
     }
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
     return rc == 0 ? 0 : 1;
 }

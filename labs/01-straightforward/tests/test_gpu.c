@@ -2,9 +2,9 @@
    Each test poisons the output and fresh device memory first, so cells your code never
    writes, or buffers it never initialises, show up as differences. */
 #include "lab.h"
-#include "labkit/sciddicat_testing.h"
+#include "sciddicat/sciddicat_testing.h"
 
-static int run_lab01(const void *ctx, const lk_sciddicat *sim, int steps, double *h_out,
+static int run_lab01(const void *ctx, const sciddicat *sim, int steps, double *h_out,
                      lk_error *err)
 {
     const int *block = ctx;
@@ -15,7 +15,7 @@ static int run_lab01(const void *ctx, const lk_sciddicat *sim, int steps, double
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
 {
     LK_REQUIRE_GPU();
-    lk_sciddicat sim;
+    sciddicat sim;
     int dataset_steps;
     char md5[33];
     lk_test_load_dataset(name, &sim, &dataset_steps, md5);
@@ -24,7 +24,7 @@ static void check_dataset(const char *name, int steps, int block_x, int block_y,
     snprintf(what, sizeof what, "%s, block %dx%d", name, block_x, block_y);
     lk_test_gpu_matches_serial(run_lab01, block, &sim, steps >= 0 ? steps : dataset_steps,
                                use_md5 ? md5 : NULL, what);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 Test(gpu, tiny_two_steps) { check_dataset("sciddicat-tiny", -1, 32, 8, 0); }
@@ -48,7 +48,7 @@ Test(gpu, course_size_610x496_4000_steps, .timeout = 600)
 Test(gpu, impossible_block_is_reported_as_an_error)
 {
     LK_REQUIRE_GPU();
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_test_load_dataset("sciddicat-tiny", &sim, NULL, NULL);
     size_t n = (size_t)sim.rows * sim.cols;
     double *h = malloc(n * sizeof *h);
@@ -60,5 +60,5 @@ Test(gpu, impossible_block_is_reported_as_an_error)
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration"),
               "the error message should say the launch failed, got: %s", err.msg);
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }

@@ -4,7 +4,7 @@
 
 #include "labkit/rng.h"
 
-#include "labkit/sciddicat_testing.h"
+#include "sciddicat/sciddicat_testing.h"
 
 static double total(const double *h, size_t n)
 {
@@ -17,13 +17,13 @@ static double total(const double *h, size_t n)
 /* Thickness is conserved: what is on the grid plus what left through the border. */
 static void check_mass_balance(const char *name, int must_reach_border)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     int steps;
     lk_error err;
     lk_test_load_dataset(name, &sim, &steps, NULL);
     size_t n = (size_t)sim.rows * sim.cols;
     double *h = malloc(n * sizeof *h), lost;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, h, &lost, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, steps, h, &lost, &err), &err);
     double before = total(sim.h0, n), after = total(h, n);
     cr_assert_gt(before, 0.0, "%s has no debris", name);
     cr_assert_leq(fabs(after + lost - before), 1e-9 * before,
@@ -36,7 +36,7 @@ static void check_mass_balance(const char *name, int must_reach_border)
     for (size_t i = 0; i < n; i++)
         cr_assert_geq(h[i], 0.0, "%s: negative thickness %.17g at cell %zu", name, h[i], i);
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 Test(serial, mass_balance_valley) { check_mass_balance("sciddicat-odd", 0); }
@@ -55,14 +55,14 @@ Test(serial, mass_balance_thin_strips)
    is 0.2 and no neighbour is eliminated, so each outflow is 0.1 and 0.4 leaves the grid. */
 Test(serial, one_step_on_a_bump_matches_the_hand_computation)
 {
-    lk_sciddicat sim = {.rows = 3, .cols = 3};
+    sciddicat sim = {.rows = 3, .cols = 3};
     double z[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0}, h0[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
     sim.z = z;
     sim.h0 = h0;
     z[4] -= h0[4]; /* the initialisation the loaders apply */
     double h[9], lost;
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, 1, h, &lost, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, 1, h, &lost, &err), &err);
     cr_assert_float_eq(h[4], 0.6, 1e-15, "centre thickness %.17g, expected 0.6", h[4]);
     cr_assert_float_eq(lost, 0.4, 1e-15, "lost %.17g, expected 0.4", lost);
     for (int k = 0; k < 9; k++)
@@ -79,15 +79,15 @@ Test(serial, initialisation_lowers_wet_interior_cells_only)
     snprintf(header, sizeof header, "%s_header.txt", dir);
     snprintf(dem, sizeof dem, "%s_dem.txt", dir);
     snprintf(source, sizeof source, "%s_source.txt", dir);
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_load(header, dem, source, &sim, &err), &err);
+    LK_ASSERT_OK(sciddicat_load(header, dem, source, &sim, &err), &err);
     double *raw = malloc((size_t)sim.rows * sim.cols * sizeof *raw);
     LK_ASSERT_OK(lk_read_body(dem, sim.rows, sim.cols, raw, &err), &err);
     int lowered = 0;
     for (int i = 0; i < sim.rows; i++)
         for (int j = 0; j < sim.cols; j++) {
-            size_t at = lk_sciddicat_at(i, j, sim.cols);
+            size_t at = sciddicat_at(i, j, sim.cols);
             int interior = i > 0 && j > 0 && i < sim.rows - 1 && j < sim.cols - 1;
             double want = interior && sim.h0[at] > 0 ? raw[at] - sim.h0[at] : raw[at];
             cr_assert_eq(sim.z[at], want, "z(%d,%d) = %.17g, expected %.17g", i, j, sim.z[at], want);
@@ -95,24 +95,24 @@ Test(serial, initialisation_lowers_wet_interior_cells_only)
         }
     cr_assert_gt(lowered, 0, "the tiny dataset should have a debris source");
     free(raw);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 Test(serial, zero_steps_returns_the_initial_thickness)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_error err;
     lk_test_load_dataset("sciddicat-tiny", &sim, NULL, NULL);
     size_t n = (size_t)sim.rows * sim.cols;
     double *h = malloc(n * sizeof *h);
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, 0, h, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, 0, h, NULL, &err), &err);
     lk_assert_grid_eq(sim.h0, h, sim.rows, sim.cols, "0 steps");
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 /* serial.c writes the arithmetic out (porting it is lab 01's lesson); labs 04 and 07 use the
-   shared cell functions of labkit/sciddicat.h. Both must be one model: a step of each on
+   shared cell functions of sciddicat/sciddicat.h. Both must be one model: a step of each on
    random states, dry, wet and tied cells included, gives the same bits. */
 Test(serial, the_written_out_step_equals_the_shared_cell_functions)
 {
@@ -127,22 +127,22 @@ Test(serial, the_written_out_step_equals_the_shared_cell_functions)
             z[k] = (double)lk_rng_below(&rng, 4) + lk_rng_uniform(&rng);
             /* a third dry, some at exactly epsilon, the rest wet */
             unsigned kind = lk_rng_below(&rng, 3);
-            h0[k] = kind == 0 ? 0.0 : kind == 1 ? LK_SCIDDICAT_P_EPSILON : lk_rng_uniform(&rng);
+            h0[k] = kind == 0 ? 0.0 : kind == 1 ? SCIDDICAT_P_EPSILON : lk_rng_uniform(&rng);
         }
-        lk_sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h0};
+        sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h0};
         lk_error err;
-        LK_ASSERT_OK(lk_sciddicat_serial(&sim, 1, h_serial, NULL, &err), &err);
+        LK_ASSERT_OK(sciddicat_serial(&sim, 1, h_serial, NULL, &err), &err);
         memcpy(h_cells, h0, sizeof h0);
         memset(Sf, 0, 4 * n * sizeof *Sf);
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
-                lk_sciddicat_flows_cell(i, j, rows, cols, z, h_cells, Sf, LK_SCIDDICAT_P_R,
-                                        LK_SCIDDICAT_P_EPSILON);
+                sciddicat_flows_cell(i, j, rows, cols, z, h_cells, Sf, SCIDDICAT_P_R,
+                                        SCIDDICAT_P_EPSILON);
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
-                h_cells[lk_sciddicat_at(i, j, cols)] =
-                    lk_sciddicat_width_cell(i, j, rows, cols, h_cells, Sf);
-        lk_assert_grid_eq(h_cells, h_serial, rows, cols, "serial.c vs labkit/sciddicat.h");
+                h_cells[sciddicat_at(i, j, cols)] =
+                    sciddicat_width_cell(i, j, rows, cols, h_cells, Sf);
+        lk_assert_grid_eq(h_cells, h_serial, rows, cols, "serial.c vs sciddicat/sciddicat.h");
     }
     free(Sf);
 }

@@ -2,7 +2,7 @@
    `make run` use it. */
 #include "lab.h"
 #include "labkit/md5.h"
-#include "labkit/swe_testing.h"
+#include "swe/swe_testing.h"
 
 static int run(char *out, size_t size, char **argv)
 {
@@ -14,10 +14,10 @@ static int run(char *out, size_t size, char **argv)
 
 Test(cli, serial_run_prints_the_manifest_hash)
 {
-    lk_swe sim;
+    swe sim;
     char md5[33], out[8192];
     lk_test_swe_load("swe-odd", &sim, NULL, md5);
-    lk_swe_free(&sim);
+    swe_free(&sim);
     char *argv[] = {"lab02", "--dataset", "swe-odd", "--serial", "--json", NULL};
     int status = run(out, sizeof out, argv);
     cr_assert_eq(status, 0, "output:\n%s", out);
@@ -27,11 +27,11 @@ Test(cli, serial_run_prints_the_manifest_hash)
 
 Test(cli, bin_file_md5_is_the_hash, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
 {
-    lk_swe sim;
+    swe sim;
     char md5[33], out[8192], file_md5[33];
     lk_error err;
     lk_test_swe_load("swe-bumps-odd", &sim, NULL, md5);
-    lk_swe_free(&sim);
+    swe_free(&sim);
     const char *bin = lk_tmp_path("out.bin"), *png = lk_tmp_path("out.png");
     char *argv[] = {"lab02", "--dataset", "swe-bumps-odd", "--serial", "--bin", (char *)bin,
                     "--png", (char *)png, NULL};

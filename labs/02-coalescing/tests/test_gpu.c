@@ -2,18 +2,18 @@
    and keep the physics' invariants. Each run poisons the output and fresh device memory
    first, so cells your code never writes, or buffers it reads before writing, show up. */
 #include "given.h"
-#include "labkit/swe_testing.h"
+#include "swe/swe_testing.h"
 
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
+    swe sim;
     int dataset_steps;
     char md5[33];
     lk_test_swe_load(name, &sim, &dataset_steps, md5);
     lk_test_swe_gpu_matches_serial(lab02_gpu_run, &sim, steps >= 0 ? steps : dataset_steps,
                                    block_x, block_y, use_md5 ? md5 : NULL, name);
-    lk_swe_free(&sim);
+    swe_free(&sim);
 }
 
 Test(gpu, zero_steps_copies_the_initial_state) { check_dataset("swe-odd", 0, 32, 8, 0); }
@@ -45,8 +45,8 @@ Test(gpu, rotated_dam_break_256x256_manifest_hash)
 Test(gpu, ghost_cells_are_set_before_the_first_step)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields got, expected;
+    swe sim;
+    swe_fields got, expected;
     lk_test_swe_load("swe-bumps-odd", &sim, NULL, NULL);
     lk_test_swe_serial(&sim, 3, &expected);
     lk_test_swe_poison_ghosts(&sim, &sim.q);
@@ -56,17 +56,17 @@ Test(gpu, ghost_cells_are_set_before_the_first_step)
     lk_test_swe_assert_eq(&sim, &expected, &got,
                           "3 steps from a state whose ghost layer is NaN (apply the wall "
                           "rule before every step, the first one too)");
-    lk_swe_fields_free(&got);
-    lk_swe_fields_free(&expected);
-    lk_swe_free(&sim);
+    swe_fields_free(&got);
+    swe_fields_free(&expected);
+    swe_free(&sim);
 }
 
 /* A block of 2048 threads cannot launch: your code must report it, not return garbage. */
 Test(gpu, impossible_block_is_reported_as_an_error)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields out;
+    swe sim;
+    swe_fields out;
     lk_error err;
     lk_error_clear(&err);
     lk_test_swe_load("swe-tiny", &sim, NULL, NULL);
@@ -77,22 +77,22 @@ Test(gpu, impossible_block_is_reported_as_an_error)
                  "returned %d: check every launch with LK_LAUNCH_TRY(err)", rc);
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration"),
               "the error message should say the launch failed, got: %s", err.msg);
-    lk_swe_fields_free(&out);
-    lk_swe_free(&sim);
+    swe_fields_free(&out);
+    swe_free(&sim);
 }
 
 /* The invariants of the serial reference (tests/test_serial.c), checked on your results. */
 Test(gpu_invariants, mass_is_conserved)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields got;
+    swe sim;
+    swe_fields got;
     lk_test_swe_gen("bumps:61x47:3", &sim);
     const int block_x = 32, block_y = 8;
     lk_test_swe_run_gpu(lab02_gpu_run, &sim, 500, block_x, block_y, &got, "bumps:61x47:3, 500 steps");
     lk_test_swe_check_mass(&sim, &got, "your GPU result, bumps:61x47:3 after 500 steps");
-    lk_swe_fields_free(&got);
-    lk_swe_free(&sim);
+    swe_fields_free(&got);
+    swe_free(&sim);
 }
 
 Test(gpu_invariants, a_dam_uniform_along_one_axis_stays_uniform)
@@ -100,24 +100,24 @@ Test(gpu_invariants, a_dam_uniform_along_one_axis_stays_uniform)
     LK_REQUIRE_GPU();
     static const char *specs[2] = {"dam:37x53", "damrot:53x37"};
     for (int k = 0; k < 2; k++) {
-        lk_swe sim;
-        lk_swe_fields got;
+        swe sim;
+        swe_fields got;
         lk_test_swe_gen(specs[k], &sim);
         const int block_x = 16, block_y = 4;
         lk_test_swe_run_gpu(lab02_gpu_run, &sim, 200, block_x, block_y, &got, specs[k]);
         char what[128];
         snprintf(what, sizeof what, "your GPU result, %s after 200 steps", specs[k]);
         lk_test_swe_check_uniform(&sim, &got, k == 0, what);
-        lk_swe_fields_free(&got);
-        lk_swe_free(&sim);
+        swe_fields_free(&got);
+        swe_free(&sim);
     }
 }
 
 Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
 {
     LK_REQUIRE_GPU();
-    lk_swe a, b;
-    lk_swe_fields ra, rb, t;
+    swe a, b;
+    swe_fields ra, rb, t;
     lk_test_swe_gen("dam:37x53", &a);
     lk_test_swe_gen("damrot:53x37", &b);
     const int block_x = 32, block_y = 8;
@@ -126,11 +126,11 @@ Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
     lk_test_swe_transpose(&a, &ra, &t);
     lk_test_swe_assert_eq(&b, &t, &rb, "your damrot:53x37 vs your transposed dam:37x53, "
                           "150 steps");
-    lk_swe_fields_free(&ra);
-    lk_swe_fields_free(&rb);
-    lk_swe_fields_free(&t);
-    lk_swe_free(&a);
-    lk_swe_free(&b);
+    swe_fields_free(&ra);
+    swe_fields_free(&rb);
+    swe_fields_free(&t);
+    swe_free(&a);
+    swe_free(&b);
 }
 
 /* The given version is what --bench compares you with: it must be right too. */
@@ -139,12 +139,12 @@ Test(given, uncoalesced_version_matches_serial)
     LK_REQUIRE_GPU();
     static const char *names[3] = {"swe-odd", "swe-bumps-odd", "swe-row-strip"};
     for (int k = 0; k < 3; k++) {
-        lk_swe sim;
+        swe sim;
         int steps;
         lk_test_swe_load(names[k], &sim, &steps, NULL);
         const int block_x = 32, block_y = 8;
         lk_test_swe_gpu_matches_serial(lab02_uncoalesced_run, &sim, steps, block_x, block_y, NULL,
                                        names[k]);
-        lk_swe_free(&sim);
+        swe_free(&sim);
     }
 }

@@ -1,13 +1,13 @@
 /* The lab's program through its real command line (CPU only: --serial). */
 #include "lab.h"
-#include "labkit/swe_testing.h"
+#include "swe/swe_testing.h"
 
 Test(cli, serial_run_prints_the_manifest_hash)
 {
-    lk_swe sim;
+    swe sim;
     char md5[33], out[8192];
     lk_test_swe_load("swe-bumps-thin", &sim, NULL, md5);
-    lk_swe_free(&sim);
+    swe_free(&sim);
     char *argv[] = {"lab03", "--dataset", "swe-bumps-thin", "--serial", "--json", NULL};
     int status = lk_run_captured(lk_lab_main, 5, argv, out, sizeof out);
     cr_assert_eq(status, 0, "output:\n%s", out);

@@ -2,18 +2,18 @@
    result bit for bit for every tile shape, keep the physics' invariants, and really hold
    its tile in shared memory. Each run poisons the output and fresh device memory first. */
 #include "given.h"
-#include "labkit/swe_testing.h"
+#include "swe/swe_testing.h"
 
 static void check_dataset(const char *name, int steps, int block_x, int block_y, int use_md5)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
+    swe sim;
     int dataset_steps;
     char md5[33];
     lk_test_swe_load(name, &sim, &dataset_steps, md5);
     lk_test_swe_gpu_matches_serial(lab03_gpu_run, &sim, steps >= 0 ? steps : dataset_steps,
                                    block_x, block_y, use_md5 ? md5 : NULL, name);
-    lk_swe_free(&sim);
+    swe_free(&sim);
 }
 
 /* The tile and its halo (corners excepted) of all three fields must be in shared memory. */
@@ -84,25 +84,25 @@ Test(gpu, rotated_dam_break_256x256_manifest_hash)
 Test(gpu, ghost_layer_is_never_read)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields got, expected;
+    swe sim;
+    swe_fields got, expected;
     lk_test_swe_load("swe-bumps-odd", &sim, NULL, NULL);
     lk_test_swe_serial(&sim, 3, &expected);
     lk_test_swe_poison_ghosts(&sim, &sim.q);
     const int block_x = 32, block_y = 8;
     lk_test_swe_run_gpu(lab03_gpu_run, &sim, 3, block_x, block_y, &got, "3 steps");
     lk_test_swe_assert_eq(&sim, &expected, &got, "3 steps from a state whose ghost layer is NaN");
-    lk_swe_fields_free(&got);
-    lk_swe_fields_free(&expected);
-    lk_swe_free(&sim);
+    swe_fields_free(&got);
+    swe_fields_free(&expected);
+    swe_free(&sim);
 }
 
 /* A tile of 64 x 32 = 2048 threads cannot launch: your code must report it. */
 Test(gpu, impossible_tile_is_reported_as_an_error)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields out;
+    swe sim;
+    swe_fields out;
     lk_error err;
     lk_error_clear(&err);
     lk_test_swe_load("swe-tiny", &sim, NULL, NULL);
@@ -114,28 +114,28 @@ Test(gpu, impossible_tile_is_reported_as_an_error)
     cr_assert(strstr(err.msg, "launch") || strstr(err.msg, "configuration") ||
                   strstr(err.msg, "cudaFuncSetAttribute"),
               "the error message should say the launch failed, got: %s", err.msg);
-    lk_swe_fields_free(&out);
-    lk_swe_free(&sim);
+    swe_fields_free(&out);
+    swe_free(&sim);
 }
 
 Test(gpu_invariants, mass_is_conserved)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
-    lk_swe_fields got;
+    swe sim;
+    swe_fields got;
     lk_test_swe_gen("bumps:61x47:3", &sim);
     const int block_x = 32, block_y = 8;
     lk_test_swe_run_gpu(lab03_gpu_run, &sim, 500, block_x, block_y, &got, "bumps:61x47:3, 500 steps");
     lk_test_swe_check_mass(&sim, &got, "your GPU result, bumps:61x47:3 after 500 steps");
-    lk_swe_fields_free(&got);
-    lk_swe_free(&sim);
+    swe_fields_free(&got);
+    swe_free(&sim);
 }
 
 Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
 {
     LK_REQUIRE_GPU();
-    lk_swe a, b;
-    lk_swe_fields ra, rb, t;
+    swe a, b;
+    swe_fields ra, rb, t;
     lk_test_swe_gen("dam:37x53", &a);
     lk_test_swe_gen("damrot:53x37", &b);
     const int block_x = 16, block_y = 8;
@@ -145,21 +145,21 @@ Test(gpu_invariants, rotated_dam_equals_the_transposed_dam)
     lk_test_swe_transpose(&a, &ra, &t);
     lk_test_swe_assert_eq(&b, &t, &rb, "your damrot:53x37 vs your transposed dam:37x53, "
                           "150 steps");
-    lk_swe_fields_free(&ra);
-    lk_swe_fields_free(&rb);
-    lk_swe_fields_free(&t);
-    lk_swe_free(&a);
-    lk_swe_free(&b);
+    swe_fields_free(&ra);
+    swe_fields_free(&rb);
+    swe_fields_free(&t);
+    swe_free(&a);
+    swe_free(&b);
 }
 
 /* The harness's global-memory kernel is what --bench compares you with. */
 Test(given, global_memory_version_matches_serial)
 {
     LK_REQUIRE_GPU();
-    lk_swe sim;
+    swe sim;
     int steps;
     lk_test_swe_load("swe-bumps-odd", &sim, &steps, NULL);
     const int block_x = 32, block_y = 8;
     lk_test_swe_gpu_matches_serial(lab03_global_run, &sim, steps, block_x, block_y, NULL, "global");
-    lk_swe_free(&sim);
+    swe_free(&sim);
 }

@@ -11,13 +11,13 @@
 #include "given.h"
 #include "labkit/manifest.h"
 #include "labkit/rng.h"
-#include "labkit/sciddicat_testing.h"
+#include "sciddicat/sciddicat_testing.h"
 
 /* ---- Problems ------------------------------------------------------------------------- */
 
 /* @p src turned clockwise by @p quarter_turns quarter turns (z and h0; owned by @p dst). Flow
    leaving through the South border of @p src leaves through West, North, East after 1, 2, 3. */
-static inline void lab04_rotate(const lk_sciddicat *src, int quarter_turns, lk_sciddicat *dst)
+static inline void lab04_rotate(const sciddicat *src, int quarter_turns, sciddicat *dst)
 {
     const int turns = ((quarter_turns % 4) + 4) % 4;
     const int rows = turns % 2 ? src->cols : src->rows, cols = turns % 2 ? src->rows : src->cols;
@@ -40,8 +40,8 @@ static inline void lab04_rotate(const lk_sciddicat *src, int quarter_turns, lk_s
             case 3: si = j; sj = src->cols - 1 - i; break;
             default: break;
             }
-            dst->z[lk_sciddicat_at(i, j, cols)] = src->z[lk_sciddicat_at(si, sj, src->cols)];
-            dst->h0[lk_sciddicat_at(i, j, cols)] = src->h0[lk_sciddicat_at(si, sj, src->cols)];
+            dst->z[sciddicat_at(i, j, cols)] = src->z[sciddicat_at(si, sj, src->cols)];
+            dst->h0[sciddicat_at(i, j, cols)] = src->h0[sciddicat_at(si, sj, src->cols)];
         }
 }
 
@@ -50,12 +50,12 @@ static const char *const lab04_border_names[4] = {"North", "West", "East", "Sout
 
 /* The serial reference, step by step, adding up the thickness that leaves through each
    border (indexed LAB04_NORTH..LAB04_SOUTH); @p h receives the final thickness. */
-static inline void lab04_serial_outflow(const lk_sciddicat *sim, int steps, double *h,
+static inline void lab04_serial_outflow(const sciddicat *sim, int steps, double *h,
                                         double out[4])
 {
     const int rows = sim->rows, cols = sim->cols;
     const size_t n = (size_t)rows * cols;
-    double *Sf = (double *)calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *Sf);
+    double *Sf = (double *)calloc(SCIDDICAT_NFLOWS * n, sizeof *Sf);
     cr_assert(Sf, "out of memory");
     memcpy(h, sim->h0, n * sizeof *h);
     for (int b = 0; b < 4; b++)
@@ -63,21 +63,21 @@ static inline void lab04_serial_outflow(const lk_sciddicat *sim, int steps, doub
     for (int s = 0; s < steps; s++) {
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++) {
-                lk_sciddicat_reset_cell(i, j, rows, cols, Sf);
-                lk_sciddicat_flows_cell(i, j, rows, cols, sim->z, h, Sf, LK_SCIDDICAT_P_R,
-                                        LK_SCIDDICAT_P_EPSILON);
+                sciddicat_reset_cell(i, j, rows, cols, Sf);
+                sciddicat_flows_cell(i, j, rows, cols, sim->z, h, Sf, SCIDDICAT_P_R,
+                                        SCIDDICAT_P_EPSILON);
             }
         for (int j = 1; j < cols - 1; j++) {
-            out[LAB04_NORTH] += Sf[lk_sciddicat_flow_at(0, 1, j, rows, cols)];
-            out[LAB04_SOUTH] += Sf[lk_sciddicat_flow_at(3, rows - 2, j, rows, cols)];
+            out[LAB04_NORTH] += Sf[sciddicat_flow_at(0, 1, j, rows, cols)];
+            out[LAB04_SOUTH] += Sf[sciddicat_flow_at(3, rows - 2, j, rows, cols)];
         }
         for (int i = 1; i < rows - 1; i++) {
-            out[LAB04_WEST] += Sf[lk_sciddicat_flow_at(1, i, 1, rows, cols)];
-            out[LAB04_EAST] += Sf[lk_sciddicat_flow_at(2, i, cols - 2, rows, cols)];
+            out[LAB04_WEST] += Sf[sciddicat_flow_at(1, i, 1, rows, cols)];
+            out[LAB04_EAST] += Sf[sciddicat_flow_at(2, i, cols - 2, rows, cols)];
         }
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
-                h[lk_sciddicat_at(i, j, cols)] = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+                h[sciddicat_at(i, j, cols)] = sciddicat_width_cell(i, j, rows, cols, h, Sf);
     }
     free(Sf);
 }
@@ -85,7 +85,7 @@ static inline void lab04_serial_outflow(const lk_sciddicat *sim, int steps, doub
 /* A problem whose debris leaves through given borders, for the border-coverage tests. */
 typedef struct lab04_border_case {
     char name[96];
-    lk_sciddicat sim;
+    sciddicat sim;
     int steps;
     char md5[33];      /* the manifest's hash of the result, "" when there is none */
     int must_leave[4]; /* borders (LAB04_NORTH..LAB04_SOUTH) the debris must leave through */
@@ -105,7 +105,7 @@ static inline int lab04_border_cases(lab04_border_case *cases)
                                           " turned 3/4 (flow leaving East)"};
     int n = 0, steps;
     char md5[33];
-    lk_sciddicat plane;
+    sciddicat plane;
     lk_test_load_dataset("sciddicat-border", &plane, &steps, md5);
     for (int t = 0; t < 4; t++, n++) {
         lab04_border_case *c = &cases[n];
@@ -118,7 +118,7 @@ static inline int lab04_border_cases(lab04_border_case *cases)
         c->must_leave[leaves[t]] = 1;
         c->fraction = 0.5;
     }
-    lk_sciddicat_free(&plane);
+    sciddicat_free(&plane);
 
     char path[4096];
     lk_manifest m;
@@ -158,8 +158,8 @@ static inline void lab04_random_state(int rows, int cols, uint64_t seed, double 
             if (j < d) d = j;
             if (rows - 1 - i < d) d = rows - 1 - i;
             if (cols - 1 - j < d) d = cols - 1 - j;
-            z[lk_sciddicat_at(i, j, cols)] = 100.0 + 3.0 * d + 0.5 * lk_rng_uniform(&rng);
-            h[lk_sciddicat_at(i, j, cols)] = 1.0 + lk_rng_uniform(&rng);
+            z[sciddicat_at(i, j, cols)] = 100.0 + 3.0 * d + 0.5 * lk_rng_uniform(&rng);
+            h[sciddicat_at(i, j, cols)] = 1.0 + lk_rng_uniform(&rng);
         }
 }
 
@@ -169,10 +169,10 @@ static inline void lab04_random_flows(int rows, int cols, uint64_t seed, double 
 {
     lk_rng rng;
     lk_rng_seed(&rng, seed);
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < cols; j++)
-                Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] =
+                Sf[sciddicat_flow_at(k, i, j, rows, cols)] =
                     lab04_interior(i, j, rows, cols) ? 0.25 + 0.25 * lk_rng_uniform(&rng) : 0.0;
 }
 
@@ -181,7 +181,7 @@ static inline void lab04_serial_width(int rows, int cols, double *h, const doubl
 {
     for (int i = 1; i < rows - 1; i++)
         for (int j = 1; j < cols - 1; j++)
-            h[lk_sciddicat_at(i, j, cols)] = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+            h[sciddicat_at(i, j, cols)] = sciddicat_width_cell(i, j, rows, cols, h, Sf);
 }
 
 /* Serial flows computation of every interior cell into Sf (not reset here). */
@@ -190,8 +190,8 @@ static inline void lab04_serial_flows(int rows, int cols, const double *z, const
 {
     for (int i = 1; i < rows - 1; i++)
         for (int j = 1; j < cols - 1; j++)
-            lk_sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, LK_SCIDDICAT_P_R,
-                                    LK_SCIDDICAT_P_EPSILON);
+            sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, SCIDDICAT_P_R,
+                                    SCIDDICAT_P_EPSILON);
 }
 
 /* ---- Exactly-once checks ------------------------------------------------------------- */
@@ -204,11 +204,11 @@ static inline void lab04_serial_flows(int rows, int cols, const double *z, const
 static inline void lab04_flows_input(int rows, int cols, const double *z, const double *h,
                                      double *Sf, double *expected)
 {
-    const size_t nf = (size_t)LK_SCIDDICAT_NFLOWS * rows * cols;
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    const size_t nf = (size_t)SCIDDICAT_NFLOWS * rows * cols;
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < cols; j++) {
-                const size_t at = lk_sciddicat_flow_at(k, i, j, rows, cols);
+                const size_t at = sciddicat_flow_at(k, i, j, rows, cols);
                 if (lab04_interior(i, j, rows, cols))
                     Sf[at] = 0.0;
                 else
@@ -284,7 +284,7 @@ static inline size_t lab04_check_width_once(int rows, int cols, const double *be
     lab04_bad_init(&border, "on the border written (border cells must never change)");
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
-            const size_t at = lk_sciddicat_at(i, j, cols);
+            const size_t at = sciddicat_at(i, j, cols);
             const double g = got[at];
             if (!lab04_interior(i, j, rows, cols)) {
                 if (!lab04_same(g, before[at]))
@@ -321,8 +321,8 @@ static inline size_t lab04_check_flows_once(int rows, int cols, const double *ex
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             int zeros = 0, bad = -1, written = -1;
-            for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++) {
-                const size_t at = lk_sciddicat_flow_at(k, i, j, rows, cols);
+            for (int k = 0; k < SCIDDICAT_NFLOWS; k++) {
+                const size_t at = sciddicat_flow_at(k, i, j, rows, cols);
                 zeros += got[at] == 0.0;
                 if (bad < 0 && !lab04_same(got[at], expected[at]))
                     bad = k;
@@ -332,10 +332,10 @@ static inline size_t lab04_check_flows_once(int rows, int cols, const double *ex
             if (!lab04_interior(i, j, rows, cols)) {
                 if (written >= 0)
                     lab04_bad_add(&border, i, j, ": outflow %d is %.17g", written,
-                                  got[lk_sciddicat_flow_at(written, i, j, rows, cols)]);
+                                  got[sciddicat_flow_at(written, i, j, rows, cols)]);
             } else if (bad >= 0) {
-                const size_t at = lk_sciddicat_flow_at(bad, i, j, rows, cols);
-                if (zeros == LK_SCIDDICAT_NFLOWS)
+                const size_t at = sciddicat_flow_at(bad, i, j, rows, cols);
+                if (zeros == SCIDDICAT_NFLOWS)
                     lab04_bad_add(&skipped, i, j, "%s", "");
                 else
                     lab04_bad_add(&wrong, i, j, ": outflow %d expected %.17g, got %.17g", bad,
@@ -360,7 +360,7 @@ static inline size_t lab04_check_fused_once(int rows, int cols, const double *ex
     lab04_bad_init(&border, "on the border written (the step must not write border cells)");
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
-            const size_t at = lk_sciddicat_at(i, j, cols);
+            const size_t at = sciddicat_at(i, j, cols);
             if (!lab04_interior(i, j, rows, cols)) {
                 if (!lk_is_poison(got[at]))
                     lab04_bad_add(&border, i, j, ": %.17g", got[at]);
@@ -405,14 +405,14 @@ static inline int lab04_max_square_tile(lab04_variant v)
 /* ---- The fast variant's algorithm on the CPU, without tiles: what its kernel must do ---- */
 
 /* Outflows of cell (i, j), zero for a border or still cell (whose reference outflows are
-   zero: lk_sciddicat_is_still). */
+   zero: sciddicat_is_still). */
 static inline void lab04_flows_or_zero(int rows, int cols, const double *z, const double *h,
                                        int i, int j, double f[4])
 {
     for (int k = 0; k < 4; k++)
         f[k] = 0.0;
-    const size_t at = lk_sciddicat_at(i, j, cols);
-    if (!lab04_interior(i, j, rows, cols) || lk_sciddicat_is_still(h[at]))
+    const size_t at = sciddicat_at(i, j, cols);
+    if (!lab04_interior(i, j, rows, cols) || sciddicat_is_still(h[at]))
         return;
     const double zn[5] = {z[at], z[at - cols], z[at - 1], z[at + 1], z[at + cols]};
     const double hn[5] = {h[at], h[at - cols], h[at - 1], h[at + 1], h[at + cols]};
@@ -438,10 +438,10 @@ static inline size_t lab04_fast_cpu_step(int step, int rows, int cols, const dou
             lab04_flows_or_zero(rows, cols, z, h_in, i, j + 1, fe);
             lab04_flows_or_zero(rows, cols, z, h_in, i + 1, j, fs);
             const double in[4] = {fn[3], fw[2], fe[1], fs[0]};
-            const size_t at = lk_sciddicat_at(i, j, cols);
+            const size_t at = sciddicat_at(i, j, cols);
             h_out[at] = lab04_cell_width(h_in[at], in, out);
             updated++;
-            if (!lk_sciddicat_is_still(h_out[at])) {
+            if (!sciddicat_is_still(h_out[at])) {
                 wet.r0 = i < wet.r0 ? i : wet.r0;
                 wet.r1 = i > wet.r1 ? i : wet.r1;
                 wet.c0 = j < wet.c0 ? j : wet.c0;

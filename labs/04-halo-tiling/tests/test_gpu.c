@@ -52,7 +52,7 @@ typedef struct lab04_launch {
     int tile_x, tile_y;
 } lab04_launch;
 
-static int run_lab04(const void *ctx, const lk_sciddicat *sim, int steps, double *h_out,
+static int run_lab04(const void *ctx, const sciddicat *sim, int steps, double *h_out,
                      lk_error *err)
 {
     const lab04_launch *l = ctx;
@@ -60,7 +60,7 @@ static int run_lab04(const void *ctx, const lk_sciddicat *sim, int steps, double
                          l->tile_x, l->tile_y, err);
 }
 
-static void run_problem(const char *variant, const lk_sciddicat *sim, int steps, int tile_x,
+static void run_problem(const char *variant, const sciddicat *sim, int steps, int tile_x,
                         int tile_y, const char *md5, const char *name)
 {
     lab04_variant v;
@@ -84,13 +84,13 @@ static void run_dataset(const char *variant, const char *name, int steps, int ti
 {
     LK_REQUIRE_GPU();
     require_stretch(variant);
-    lk_sciddicat sim;
+    sciddicat sim;
     int dataset_steps;
     char md5[33];
     lk_test_load_dataset(name, &sim, &dataset_steps, md5);
     run_problem(variant, &sim, steps >= 0 ? steps : dataset_steps, tile_x, tile_y,
                 use_md5 ? md5 : NULL, name);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 /* The border-coverage cases (test_serial.c checks that their debris leaves through each of the
@@ -104,7 +104,7 @@ static void run_every_border(const char *variant, int tile_x, int tile_y)
     for (int k = 0; k < ncases; k++) {
         run_problem(variant, &cases[k].sim, cases[k].steps, tile_x, tile_y,
                     cases[k].md5[0] ? cases[k].md5 : NULL, cases[k].name);
-        lk_sciddicat_free(&cases[k].sim);
+        sciddicat_free(&cases[k].sim);
     }
 }
 
@@ -213,7 +213,7 @@ static void assert_unchanged(const double *before, const double *after, size_t n
 
 static void once_width(lab04_variant v, int tx, int ty, int rows, int cols)
 {
-    const size_t n = (size_t)rows * cols, nf = LK_SCIDDICAT_NFLOWS * n;
+    const size_t n = (size_t)rows * cols, nf = SCIDDICAT_NFLOWS * n;
     double *z = malloc(n * sizeof *z), *before = malloc(n * sizeof *before);
     double *expected = malloc(n * sizeof *expected), *twice = malloc(n * sizeof *twice);
     double *got = malloc(n * sizeof *got), *Sf = malloc(nf * sizeof *Sf);
@@ -246,7 +246,7 @@ static void once_width(lab04_variant v, int tx, int ty, int rows, int cols)
 
 static void once_flows(lab04_variant v, int tx, int ty, int rows, int cols)
 {
-    const size_t n = (size_t)rows * cols, nf = LK_SCIDDICAT_NFLOWS * n;
+    const size_t n = (size_t)rows * cols, nf = SCIDDICAT_NFLOWS * n;
     double *z = malloc(n * sizeof *z), *h = malloc(n * sizeof *h);
     double *z_after = malloc(n * sizeof *z), *h_after = malloc(n * sizeof *h);
     double *Sf = malloc(nf * sizeof *Sf), *expected = malloc(nf * sizeof *expected);
@@ -284,9 +284,9 @@ static void once_fused(int tx, int ty, int rows, int cols)
     double *poison = malloc(n * sizeof *poison);
     cr_assert(z && h && h_after && expected && got && poison, "out of memory");
     lab04_random_state(rows, cols, 5000 + rows * 7 + cols, z, h);
-    lk_sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h};
+    sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h};
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, 1, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, 1, expected, NULL, &err), &err);
     lk_poison(poison, n);
 
     char label[160];
@@ -322,9 +322,9 @@ static void once_fast(int tx, int ty, int rows, int cols)
     double *poison = malloc(n * sizeof *poison);
     cr_assert(z && h && h_after && expected && got && poison, "out of memory");
     lab04_random_state(rows, cols, 7000 + rows * 7 + cols, z, h);
-    lk_sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h};
+    sciddicat sim = {.rows = rows, .cols = cols, .z = z, .h0 = h};
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, 1, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, 1, expected, NULL, &err), &err);
     lk_poison(poison, n);
 
     char label[160];
@@ -397,7 +397,7 @@ static void fast_boxes_follow_the_model(const char *name, int steps, int tx, int
 {
     LK_REQUIRE_GPU();
     require_fast();
-    lk_sciddicat sim;
+    sciddicat sim;
     int dataset_steps;
     char md5[33];
     lk_test_load_dataset(name, &sim, &dataset_steps, md5);
@@ -445,14 +445,14 @@ static void fast_boxes_follow_the_model(const char *name, int steps, int tx, int
     double *expected = malloc(bytes);
     cr_assert(expected, "out of memory");
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, steps, expected, NULL, &err), &err);
     lk_assert_grid_eq(expected, got, rows, cols, "fast variant against the serial reference");
     cudaFree(d_boxes);
     cudaFree(d_z);
     cudaFree(d_h[0]);
     cudaFree(d_h[1]);
     free(cpu[0]); free(cpu[1]); free(got); free(expected);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 Test(fast, boxes_follow_the_model_on_dry_data) { fast_boxes_follow_the_model("sciddicat-odd", 120, 32, 16, 0); }
@@ -501,7 +501,7 @@ static void check_kernel(lab04_variant v, lab04_process p, int tx, int ty, const
         return;
     }
     const int fused = v == LAB04_FUSED;
-    const size_t need = (fused ? LK_SCIDDICAT_NFLOWS : 1) * threads * sizeof(double);
+    const size_t need = (fused ? SCIDDICAT_NFLOWS : 1) * threads * sizeof(double);
     cr_assert_geq(shared, need,
                   "%s %s kernel, tile %dx%d: %zu bytes of shared memory per block (static %zu + "
                   "dynamic %zu), less than %zu (%s per thread of its %dx%d block): stage the "
@@ -561,10 +561,10 @@ Test(errors, oversized_blocks_are_reported_as_launch_errors)
     double *d_z, *d_h, *d_Sf;
     CUDA_CHECK(cudaMalloc((void **)&d_z, n * sizeof(double)));
     CUDA_CHECK(cudaMalloc((void **)&d_h, n * sizeof(double)));
-    CUDA_CHECK(cudaMalloc((void **)&d_Sf, LK_SCIDDICAT_NFLOWS * n * sizeof(double)));
+    CUDA_CHECK(cudaMalloc((void **)&d_Sf, SCIDDICAT_NFLOWS * n * sizeof(double)));
     CUDA_CHECK(cudaMemset(d_z, 0, n * sizeof(double)));
     CUDA_CHECK(cudaMemset(d_h, 0, n * sizeof(double)));
-    CUDA_CHECK(cudaMemset(d_Sf, 0, LK_SCIDDICAT_NFLOWS * n * sizeof(double)));
+    CUDA_CHECK(cudaMemset(d_Sf, 0, SCIDDICAT_NFLOWS * n * sizeof(double)));
     struct { const char *what; int rc; } calls[4];
     lk_error err[4];
     for (int k = 0; k < 4; k++)

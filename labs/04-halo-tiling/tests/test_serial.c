@@ -37,7 +37,7 @@ Test(datasets, border_cases_leave_through_each_of_the_four_borders)
             reached[b] += out[b];
         }
         free(h);
-        lk_sciddicat_free(&c->sim);
+        sciddicat_free(&c->sim);
     }
     for (int b = 0; b < 4; b++)
         cr_assert_gt(reached[b], 0.0, "no flow through the %s border", lab04_border_names[b]);
@@ -47,13 +47,13 @@ Test(datasets, border_cases_leave_through_each_of_the_four_borders)
 Test(datasets, a_quarter_turn_is_clockwise)
 {
     double z[6] = {1, 2, 3, 4, 5, 6}, h[6] = {0, 0, 0, 0, 0, 0};
-    lk_sciddicat sim = {.rows = 2, .cols = 3, .z = z, .h0 = h}, t;
+    sciddicat sim = {.rows = 2, .cols = 3, .z = z, .h0 = h}, t;
     lab04_rotate(&sim, 1, &t); /* 1 2 3 / 4 5 6  ->  4 1 / 5 2 / 6 3 */
     static const double want[6] = {4, 1, 5, 2, 6, 3};
     cr_assert(t.rows == 3 && t.cols == 2, "turned grid is %dx%d, expected 3x2", t.rows, t.cols);
     for (int k = 0; k < 6; k++)
         cr_assert_eq(t.z[k], want[k], "element %d: %g, expected %g", k, t.z[k], want[k]);
-    lk_sciddicat_free(&t);
+    sciddicat_free(&t);
 }
 
 /* The one-call tests rely on every interior cell's result differing from what a skipped,
@@ -64,7 +64,7 @@ Test(datasets, one_call_test_data_makes_every_interior_cell_count)
         const int rows = lab04_once_sizes[s][0], cols = lab04_once_sizes[s][1];
         const size_t n = (size_t)rows * cols;
         double *z = malloc(n * sizeof *z), *h = malloc(n * sizeof *h);
-        double *Sf = calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *Sf);
+        double *Sf = calloc(SCIDDICAT_NFLOWS * n, sizeof *Sf);
         double *w = malloc(n * sizeof *w), *w2 = malloc(n * sizeof *w2);
         cr_assert(z && h && Sf && w && w2, "out of memory");
         lab04_random_state(rows, cols, 3000 + rows * 7 + cols, z, h);
@@ -72,8 +72,8 @@ Test(datasets, one_call_test_data_makes_every_interior_cell_count)
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++) {
                 int any = 0;
-                for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-                    any |= Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] != 0.0;
+                for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
+                    any |= Sf[sciddicat_flow_at(k, i, j, rows, cols)] != 0.0;
                 cr_assert(any, "%dx%d: interior cell (%d, %d) has no outflow: a kernel that "
                           "skips it would go unnoticed", rows, cols, i, j);
             }
@@ -85,7 +85,7 @@ Test(datasets, one_call_test_data_makes_every_interior_cell_count)
         lab04_serial_width(rows, cols, w2, Sf);
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++) {
-                const size_t at = lk_sciddicat_at(i, j, cols);
+                const size_t at = sciddicat_at(i, j, cols);
                 cr_assert(!lab04_same(w[at], h[at]) && !lab04_same(w2[at], w[at]),
                           "%dx%d: cell (%d, %d): the width update does not change it (or a "
                           "second one does not): %.17g -> %.17g -> %.17g", rows, cols, i, j,
@@ -102,12 +102,12 @@ static void check_helpers_on(int rows, int cols, const double *z, const double *
                              const char *what)
 {
     const size_t n = (size_t)rows * cols;
-    double *Sf = calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *Sf);
+    double *Sf = calloc(SCIDDICAT_NFLOWS * n, sizeof *Sf);
     cr_assert(Sf, "out of memory");
     lab04_serial_flows(rows, cols, z, h, Sf);
     for (int i = 1; i < rows - 1; i++)
         for (int j = 1; j < cols - 1; j++) {
-            const size_t c = lk_sciddicat_at(i, j, cols);
+            const size_t c = sciddicat_at(i, j, cols);
             const size_t nb[5] = {c, c - cols, c - 1, c + 1, c + cols};
             double zn[5], hn[5], f[4], in[4], out[4];
             for (int k = 0; k < 5; k++) {
@@ -115,18 +115,18 @@ static void check_helpers_on(int rows, int cols, const double *z, const double *
                 hn[k] = h[nb[k]];
             }
             lab04_cell_flows(zn, hn, f);
-            for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++) {
-                const double want = Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)];
+            for (int k = 0; k < SCIDDICAT_NFLOWS; k++) {
+                const double want = Sf[sciddicat_flow_at(k, i, j, rows, cols)];
                 cr_assert(lab04_same(f[k], want), "%s: cell (%d, %d) outflow %d: "
                           "lab04_cell_flows gives %.17g, the model %.17g", what, i, j, k, f[k], want);
                 out[k] = want;
             }
-            in[0] = Sf[lk_sciddicat_flow_at(3, i - 1, j, rows, cols)];
-            in[1] = Sf[lk_sciddicat_flow_at(2, i, j - 1, rows, cols)];
-            in[2] = Sf[lk_sciddicat_flow_at(1, i, j + 1, rows, cols)];
-            in[3] = Sf[lk_sciddicat_flow_at(0, i + 1, j, rows, cols)];
+            in[0] = Sf[sciddicat_flow_at(3, i - 1, j, rows, cols)];
+            in[1] = Sf[sciddicat_flow_at(2, i, j - 1, rows, cols)];
+            in[2] = Sf[sciddicat_flow_at(1, i, j + 1, rows, cols)];
+            in[3] = Sf[sciddicat_flow_at(0, i + 1, j, rows, cols)];
             const double got = lab04_cell_width(h[c], in, out);
-            const double want = lk_sciddicat_width_cell(i, j, rows, cols, h, Sf);
+            const double want = sciddicat_width_cell(i, j, rows, cols, h, Sf);
             cr_assert(lab04_same(got, want), "%s: cell (%d, %d): lab04_cell_width gives %.17g, "
                       "the model %.17g", what, i, j, got, want);
         }
@@ -295,7 +295,7 @@ typedef struct width_ctx {
 static void visit_width(int i, int j, void *p)
 {
     width_ctx *c = p;
-    c->h[lk_sciddicat_at(i, j, c->cols)] = lk_sciddicat_width_cell(i, j, c->rows, c->cols,
+    c->h[sciddicat_at(i, j, c->cols)] = sciddicat_width_cell(i, j, c->rows, c->cols,
                                                                   c->h, c->Sf);
 }
 
@@ -306,7 +306,7 @@ static size_t planted_width(planted bug, int rows, int cols, int tx, int ty, cha
     double *expected = malloc(n * sizeof *expected), *twice = malloc(n * sizeof *twice);
     double *got = malloc(n * sizeof *got);
     /* Four layers and one spare row of zeros, so a planted border write stays in memory. */
-    double *Sf = calloc(LK_SCIDDICAT_NFLOWS * n + 2 * (size_t)cols, sizeof *Sf);
+    double *Sf = calloc(SCIDDICAT_NFLOWS * n + 2 * (size_t)cols, sizeof *Sf);
     cr_assert(z && before && expected && twice && got && Sf, "out of memory");
     lab04_random_state(rows, cols, 1, z, before);
     lab04_random_flows(rows, cols, 2, Sf);
@@ -332,13 +332,13 @@ typedef struct flows_ctx {
 static void visit_flows(int i, int j, void *p)
 {
     flows_ctx *c = p;
-    lk_sciddicat_flows_cell(i, j, c->rows, c->cols, c->z, c->h, c->Sf, LK_SCIDDICAT_P_R,
-                            LK_SCIDDICAT_P_EPSILON);
+    sciddicat_flows_cell(i, j, c->rows, c->cols, c->z, c->h, c->Sf, SCIDDICAT_P_R,
+                            SCIDDICAT_P_EPSILON);
 }
 
 static size_t planted_flows(planted bug, int rows, int cols, int tx, int ty, char *msg, size_t size)
 {
-    const size_t n = (size_t)rows * cols, nf = LK_SCIDDICAT_NFLOWS * n;
+    const size_t n = (size_t)rows * cols, nf = SCIDDICAT_NFLOWS * n;
     /* One spare row of z and h below the grid, so a planted border write stays in memory. */
     double *z = calloc(n + 2 * (size_t)cols, sizeof *z), *h = calloc(n + 2 * (size_t)cols, sizeof *h);
     double *Sf = malloc(nf * sizeof *Sf), *expected = malloc(nf * sizeof *expected);
@@ -440,12 +440,12 @@ Test(checks, fused_check_catches_unwritten_and_border_cells)
     lk_poison(got, n);
     for (int i = 1; i < rows - 2; i++) /* the last interior row never written */
         for (int j = 1; j < cols - 1; j++)
-            got[lk_sciddicat_at(i, j, cols)] = expected[lk_sciddicat_at(i, j, cols)];
+            got[sciddicat_at(i, j, cols)] = expected[sciddicat_at(i, j, cols)];
     cr_assert_eq(lab04_check_fused_once(rows, cols, expected, got, msg, sizeof msg),
                  (size_t)cols - 2, "%s", msg);
     cr_assert(strstr(msg, "not written") && strstr(msg, "rows 7..7"), "%s", msg);
-    got[lk_sciddicat_at(7, 1, cols)] = expected[lk_sciddicat_at(7, 1, cols)];
-    got[lk_sciddicat_at(0, 3, cols)] = 2.0;
+    got[sciddicat_at(7, 1, cols)] = expected[sciddicat_at(7, 1, cols)];
+    got[sciddicat_at(0, 3, cols)] = 2.0;
     lab04_check_fused_once(rows, cols, expected, got, msg, sizeof msg);
     cr_assert(strstr(msg, "border written") && strstr(msg, "(0, 3)"), "%s", msg);
 }
@@ -492,7 +492,7 @@ Test(fast, region_is_one_cell_around_both_boxes_within_the_interior)
 /* Run the fast algorithm for @p steps steps; @p first_full 0 plants a bug: the boxes start
    as the wet cells' box, so the first steps skip cells the reference rewrites. Returns the
    fewest cells a step updated. */
-static size_t fast_cpu_run(const lk_sciddicat *sim, int steps, int first_full, double *h)
+static size_t fast_cpu_run(const sciddicat *sim, int steps, int first_full, double *h)
 {
     const int rows = sim->rows, cols = sim->cols;
     const size_t n = (size_t)rows * cols;
@@ -506,7 +506,7 @@ static size_t fast_cpu_run(const lk_sciddicat *sim, int steps, int first_full, d
         lab04_box wet = lab04_box_empty();
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
-                if (!lk_sciddicat_is_still(sim->h0[lk_sciddicat_at(i, j, cols)])) {
+                if (!sciddicat_is_still(sim->h0[sciddicat_at(i, j, cols)])) {
                     wet.r0 = i < wet.r0 ? i : wet.r0;
                     wet.r1 = i > wet.r1 ? i : wet.r1;
                     wet.c0 = j < wet.c0 ? j : wet.c0;
@@ -529,13 +529,13 @@ static size_t fast_cpu_run(const lk_sciddicat *sim, int steps, int first_full, d
     return fewest;
 }
 
-static void fast_cpu_matches_serial(const lk_sciddicat *sim, int steps, const char *name)
+static void fast_cpu_matches_serial(const sciddicat *sim, int steps, const char *name)
 {
     const size_t n = (size_t)sim->rows * sim->cols;
     double *expected = malloc(n * sizeof *expected), *got = malloc(n * sizeof *got);
     cr_assert(expected && got, "out of memory");
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(sim, steps, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(sim, steps, expected, NULL, &err), &err);
     fast_cpu_run(sim, steps, 1, got);
     char label[160];
     snprintf(label, sizeof label, "fast algorithm on the CPU, %s, %d steps", name, steps);
@@ -550,25 +550,25 @@ Test(fast, cpu_algorithm_equals_the_reference_on_dry_wet_and_border_data, .timeo
                                   "sciddicat-thin-cols", "sciddicat-odd", "sciddicat-wet-odd",
                                   "sciddicat-border"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        lk_sciddicat sim;
+        sciddicat sim;
         int steps;
         char md5[33];
         lk_test_load_dataset(names[k], &sim, &steps, md5);
         fast_cpu_matches_serial(&sim, steps, names[k]);
-        lk_sciddicat_free(&sim);
+        sciddicat_free(&sim);
     }
     lab04_border_case cases[LAB04_MAX_BORDER_CASES];
     const int ncases = lab04_border_cases(cases);
     for (int k = 0; k < ncases; k++) {
         fast_cpu_matches_serial(&cases[k].sim, cases[k].steps, cases[k].name);
-        lk_sciddicat_free(&cases[k].sim);
+        sciddicat_free(&cases[k].sim);
     }
 }
 
 /* The point of the variant: on mostly dry data the region is a small part of the grid. */
 Test(fast, region_stays_near_the_debris)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     int steps;
     char md5[33];
     lk_test_load_dataset("sciddicat-odd", &sim, &steps, md5);
@@ -579,27 +579,27 @@ Test(fast, region_stays_near_the_debris)
     cr_assert_lt(fewest, interior / 4, "the fewest cells a step updated is %zu of %zu", fewest,
                  interior);
     free(h);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 /* A -0.0 thickness (a text grid may say "-0") becomes +0.0 in the reference's first step:
    the first two steps must rewrite every interior cell of both buffers. */
 Test(fast, negative_zero_thickness_is_rewritten_as_the_reference_does)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     int steps;
     char md5[33];
     lk_test_load_dataset("sciddicat-odd", &sim, &steps, md5);
     for (int i = 1; i < sim.rows - 1; i += 7)
         for (int j = 1; j < sim.cols - 1; j += 5)
-            if (sim.h0[lk_sciddicat_at(i, j, sim.cols)] == 0.0)
-                sim.h0[lk_sciddicat_at(i, j, sim.cols)] = -0.0;
+            if (sim.h0[sciddicat_at(i, j, sim.cols)] == 0.0)
+                sim.h0[sciddicat_at(i, j, sim.cols)] = -0.0;
     const size_t n = (size_t)sim.rows * sim.cols;
     double *expected = malloc(n * sizeof *expected), *got = malloc(n * sizeof *got);
     cr_assert(expected && got, "out of memory");
     lk_error err;
     for (int s = 1; s <= 3; s++) {
-        LK_ASSERT_OK(lk_sciddicat_serial(&sim, s, expected, NULL, &err), &err);
+        LK_ASSERT_OK(sciddicat_serial(&sim, s, expected, NULL, &err), &err);
         fast_cpu_run(&sim, s, 1, got);
         lk_assert_grid_eq(expected, got, sim.rows, sim.cols, "-0.0 cells, fast on the CPU");
         /* The planted bug: starting from the wet cells' box leaves those -0.0 in place. */
@@ -610,5 +610,5 @@ Test(fast, negative_zero_thickness_is_rewritten_as_the_reference_does)
     }
     free(expected);
     free(got);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }

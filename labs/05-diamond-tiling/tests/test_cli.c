@@ -1,9 +1,9 @@
 /* The lab's program through its real command line (CPU only: --serial), as the grader and
    `make run` use it. Variants and tiles are checked before anything is loaded or run. */
-#include "labkit/bruss.h"
+#include "bruss/bruss.h"
 #include "labkit/md5.h"
 #include "labkit/testing.h"
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 static int run(char *out, size_t size, char **argv)
 {
@@ -24,11 +24,11 @@ static void expect_error(char **argv, int want, const char *phrase)
 static void manifest_md5(const char *name, char md5[33])
 {
     char manifest[4096];
-    lk_vstring sim;
+    vstring sim;
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_vstring_load_dataset(manifest, name, &sim, NULL, md5, &err), &err);
-    lk_vstring_free(&sim);
+    LK_ASSERT_OK(vstring_load_dataset(manifest, name, &sim, NULL, md5, &err), &err);
+    vstring_free(&sim);
 }
 
 Test(cli, serial_run_prints_the_manifest_hash)
@@ -53,13 +53,13 @@ Test(cli, generated_string_bin_file_md5_is_the_hash, .init = lk_tmpdir_make,
                     (char *)bin, "--out", (char *)txt, NULL};
     int status = run(out, sizeof out, argv);
     cr_assert_eq(status, 0, "output:\n%s", out);
-    lk_vstring_spec spec;
-    lk_vstring sim;
-    LK_ASSERT_OK(lk_vstring_spec_parse("random:1x1001:7", &spec, &err), &err);
-    LK_ASSERT_OK(lk_vstring_generate(&spec, &sim, &err), &err);
+    vstring_spec spec;
+    vstring sim;
+    LK_ASSERT_OK(vstring_spec_parse("random:1x1001:7", &spec, &err), &err);
+    LK_ASSERT_OK(vstring_generate(&spec, &sim, &err), &err);
     double *y = malloc(2 * 1001 * sizeof *y);
-    LK_ASSERT_OK(lk_vstring_serial(&sim, 77, y, &err), &err);
-    LK_ASSERT_OK(lk_vstring_md5(y, 1001, want, &err), &err);
+    LK_ASSERT_OK(vstring_serial(&sim, 77, y, &err), &err);
+    LK_ASSERT_OK(vstring_md5(y, 1001, want, &err), &err);
     LK_ASSERT_OK(lk_md5_file(bin, file_md5, &err), &err);
     cr_assert_str_eq(file_md5, want);
     cr_assert(strstr(out, want), "%s", out);
@@ -71,7 +71,7 @@ Test(cli, generated_string_bin_file_md5_is_the_hash, .init = lk_tmpdir_make,
     cr_assert(p == 0 && u == y[0] && v == y[1], "text line 0: %d %.17g %.17g", p, u, v);
     fclose(f);
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(cli, default_steps_without_a_dataset)
@@ -142,11 +142,11 @@ Test(cli, help_lists_the_variants)
 Test(cli, brusselator_dataset_serial_run_prints_the_manifest_hash)
 {
     char manifest[4096], md5[33], out[8192];
-    lk_bruss sim;
+    bruss sim;
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_bruss_load_dataset(manifest, "bruss-odd", &sim, NULL, md5, &err), &err);
-    lk_bruss_free(&sim);
+    LK_ASSERT_OK(bruss_load_dataset(manifest, "bruss-odd", &sim, NULL, md5, &err), &err);
+    bruss_free(&sim);
     char *argv[] = {"lab05", "--dataset", "bruss-odd", "--serial", "--json", NULL};
     int status = run(out, sizeof out, argv);
     cr_assert_eq(status, 0, "output:\n%s", out);
@@ -164,17 +164,17 @@ Test(cli, generated_brusselator_bin_file_md5_is_the_hash, .init = lk_tmpdir_make
     char *argv[] = {"lab05", "--gen", "bruss:9x9:3", "--steps", "17", "--serial", "--bin",
                     (char *)bin, NULL};
     cr_assert_eq(run(out, sizeof out, argv), 0, "output:\n%s", out);
-    lk_bruss_spec spec = {9, 3};
-    lk_bruss sim;
-    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    bruss_spec spec = {9, 3};
+    bruss sim;
+    LK_ASSERT_OK(bruss_generate(&spec, &sim, &err), &err);
     double y[2 * 81];
-    LK_ASSERT_OK(lk_bruss_serial(&sim, 17, y, &err), &err);
-    LK_ASSERT_OK(lk_bruss_md5(y, 9, want, &err), &err);
+    LK_ASSERT_OK(bruss_serial(&sim, 17, y, &err), &err);
+    LK_ASSERT_OK(bruss_md5(y, 9, want, &err), &err);
     LK_ASSERT_OK(lk_md5_file(bin, file_md5, &err), &err);
     cr_assert_str_eq(file_md5, want);
     cr_assert(strstr(out, want), "%s", out);
     cr_assert(strstr(out, "9 x 18 cells, 17 steps (Brusselator 9 x 9"), "%s", out);
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
 }
 
 Test(cli, brusselator_side_out_of_range_is_refused)

@@ -19,18 +19,18 @@ static void require_attempted(lab05_method method)
                      "returns LAB05_NOT_ATTEMPTED");
 }
 
-static void check(lab05_method method, lk_vstring_kind kind, int n, int steps, int width,
+static void check(lab05_method method, vstring_kind kind, int n, int steps, int width,
                   int height)
 {
     LK_REQUIRE_GPU();
     require_attempted(method);
-    lk_vstring_spec spec = {kind, n, (unsigned long long)(n + steps)};
-    lk_vstring sim;
+    vstring_spec spec = {kind, n, (unsigned long long)(n + steps)};
+    vstring sim;
     lk_error err;
-    LK_ASSERT_OK(lk_vstring_generate(&spec, &sim, &err), &err);
-    const size_t len = lk_vstring_components(&sim);
+    LK_ASSERT_OK(vstring_generate(&spec, &sim, &err), &err);
+    const size_t len = vstring_components(&sim);
     double *want = malloc(len * sizeof *want), *got = malloc(len * sizeof *got);
-    LK_ASSERT_OK(lk_vstring_serial(&sim, steps, want, &err), &err);
+    LK_ASSERT_OK(vstring_serial(&sim, steps, want, &err), &err);
     lk_poison(got, len);
     lk_poison_device_allocations(1);
     int rc = lab05_gpu_run(method, n, sim.y0, got, steps, width, height, &err);
@@ -42,7 +42,7 @@ static void check(lab05_method method, lk_vstring_kind kind, int n, int steps, i
     lk_assert_grid_eq(want, got, 1, (int)len, what);
     free(want);
     free(got);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 /* Sizes and step counts for every variant: n = 1, odd n around a tile, steps below,
@@ -53,16 +53,16 @@ static void check_variant(lab05_method method, int width, int height)
     static const int steps[] = {1, 2, 63, 64, 65, 129, 301};
     for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
         for (size_t b = 0; b < sizeof steps / sizeof *steps; b++)
-            check(method, (a + b) % 2 ? LK_VSTRING_RANDOM : LK_VSTRING_PLUCK, ns[a], steps[b],
+            check(method, (a + b) % 2 ? VSTRING_RANDOM : VSTRING_PLUCK, ns[a], steps[b],
                   width, height);
 }
 
 Test(linear, bit_exact_on_odd_sizes) { check_variant(LAB05_RUN_LINEAR, 256, 1); }
-Test(linear, odd_block) { check(LAB05_RUN_LINEAR, LK_VSTRING_RANDOM, 1001, 77, 33, 1); }
+Test(linear, odd_block) { check(LAB05_RUN_LINEAR, VSTRING_RANDOM, 1001, 77, 33, 1); }
 Test(persistent, bit_exact_on_odd_sizes) { check_variant(LAB05_RUN_PERSISTENT, 256, 1); }
 Test(persistent, more_points_than_resident_threads)
 {
-    check(LAB05_RUN_PERSISTENT, LK_VSTRING_RANDOM, 3000001, 5, 1024, 1);
+    check(LAB05_RUN_PERSISTENT, VSTRING_RANDOM, 3000001, 5, 1024, 1);
 }
 
 Test(diamond, default_tile_128x64) { check_variant(LAB05_RUN_DIAMOND, 128, 64); }
@@ -70,17 +70,17 @@ Test(diamond, smallest_tile_2x1) { check_variant(LAB05_RUN_DIAMOND, 2, 1); }
 Test(diamond, tile_6x3) { check_variant(LAB05_RUN_DIAMOND, 6, 3); }
 Test(diamond, largest_tile_1024x512)
 {
-    check(LAB05_RUN_DIAMOND, LK_VSTRING_RANDOM, 40001, 1500, 1024, 512);
-    check(LAB05_RUN_DIAMOND, LK_VSTRING_RANDOM, 3, 513, 1024, 512);
+    check(LAB05_RUN_DIAMOND, VSTRING_RANDOM, 40001, 1500, 1024, 512);
+    check(LAB05_RUN_DIAMOND, VSTRING_RANDOM, 3, 513, 1024, 512);
 }
-Test(diamond, sine_mode_many_rows) { check(LAB05_RUN_DIAMOND, LK_VSTRING_SINE, 4099, 2001, 64, 32); }
-Test(diamond, zero_steps_copies_the_input) { check(LAB05_RUN_DIAMOND, LK_VSTRING_RANDOM, 101, 0, 128, 64); }
+Test(diamond, sine_mode_many_rows) { check(LAB05_RUN_DIAMOND, VSTRING_SINE, 4099, 2001, 64, 32); }
+Test(diamond, zero_steps_copies_the_input) { check(LAB05_RUN_DIAMOND, VSTRING_RANDOM, 101, 0, 128, 64); }
 
 Test(honeycomb, default_tile_512x64) { check_variant(LAB05_RUN_HONEYCOMB, 512, 64); }
 Test(honeycomb, flat_of_one_point_9x4) { check_variant(LAB05_RUN_HONEYCOMB, 9, 4); }
 Test(honeycomb, height_1) { check_variant(LAB05_RUN_HONEYCOMB, 100, 1); }
-Test(honeycomb, diamond_shaped_64x32) { check(LAB05_RUN_HONEYCOMB, LK_VSTRING_RANDOM, 1001, 301, 64, 32); }
-Test(honeycomb, largest_tile_1024x100) { check(LAB05_RUN_HONEYCOMB, LK_VSTRING_RANDOM, 40001, 777, 1024, 100); }
+Test(honeycomb, diamond_shaped_64x32) { check(LAB05_RUN_HONEYCOMB, VSTRING_RANDOM, 1001, 301, 64, 32); }
+Test(honeycomb, largest_tile_1024x100) { check(LAB05_RUN_HONEYCOMB, VSTRING_RANDOM, 40001, 777, 1024, 100); }
 
 /* The given loop passes bad tiles back as errors; a tile the GPU cannot launch is one. */
 Test(given, impossible_tile_is_an_error_not_garbage)
@@ -109,13 +109,13 @@ static void check_bruss(lab05_method method, int m, unsigned long long seed, int
     if (method == LAB05_RUN_BRUSS && bruss_not_attempted())
         cr_skip_test("the Brusselator (stretch model, TODO 5) is not attempted: "
                      "lab05_bruss_launch returns LAB05_NOT_ATTEMPTED");
-    lk_bruss_spec spec = {m, seed};
-    lk_bruss sim;
+    bruss_spec spec = {m, seed};
+    bruss sim;
     lk_error err;
-    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
-    const size_t len = lk_bruss_components(m);
+    LK_ASSERT_OK(bruss_generate(&spec, &sim, &err), &err);
+    const size_t len = bruss_components(m);
     double *want = malloc(len * sizeof *want), *got = malloc(len * sizeof *got);
-    LK_ASSERT_OK(lk_bruss_serial(&sim, steps, want, &err), &err);
+    LK_ASSERT_OK(bruss_serial(&sim, steps, want, &err), &err);
     lk_poison(got, len);
     lk_poison_device_allocations(1);
     int rc = lab05_bruss_gpu_run(method, m, sim.y0, got, steps, width, height, &err);
@@ -127,7 +127,7 @@ static void check_bruss(lab05_method method, int m, unsigned long long seed, int
     lk_assert_grid_eq(want, got, m, 2 * m, what);
     free(want);
     free(got);
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
 }
 
 /* Odd and even sides from the smallest, steps below, at and above a launch's height. */
@@ -153,10 +153,10 @@ Test(bruss_rows, wide_grid_m_2048_default_tile) { check_bruss(LAB05_RUN_BRUSS, 2
 Test(bruss_rows, not_attempted_is_reported_as_such)
 {
     LK_REQUIRE_GPU();
-    lk_bruss_spec spec = {9, 1};
-    lk_bruss sim;
+    bruss_spec spec = {9, 1};
+    bruss sim;
     lk_error err;
-    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    LK_ASSERT_OK(bruss_generate(&spec, &sim, &err), &err);
     double y[2 * 81];
     int rc = lab05_bruss_gpu_run(LAB05_RUN_BRUSS, 9, sim.y0, y, 5, 0, 4, &err);
     if (bruss_not_attempted()) {
@@ -166,7 +166,7 @@ Test(bruss_rows, not_attempted_is_reported_as_such)
     } else {
         cr_expect_eq(rc, 0, "%s", err.msg);
     }
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
 }
 
 /* A grid too wide for one band row in shared memory is an error that says why. */
@@ -174,8 +174,8 @@ Test(bruss_rows, grid_too_wide_for_row_bands_is_an_error)
 {
     LK_REQUIRE_GPU();
     const int m = 4096;
-    double *y0 = calloc(lk_bruss_components(m), sizeof *y0);
-    double *y = malloc(lk_bruss_components(m) * sizeof *y);
+    double *y0 = calloc(bruss_components(m), sizeof *y0);
+    double *y = malloc(bruss_components(m) * sizeof *y);
     lk_error err;
     cr_assert_eq(lab05_bruss_gpu_run(LAB05_RUN_BRUSS, m, y0, y, 1, 0, 4, &err), -1);
     cr_expect(strstr(err.msg, "row bands cannot hold this grid"), "%s", err.msg);

@@ -3,24 +3,24 @@
    loop and your kernels share, and the given code's option checks. */
 #include "given.h"
 #include "labkit/testing.h"
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 #define EPS 0x1p-53 /* unit roundoff of double */
 
-static double *serial_of(const lk_vstring *sim, int steps)
+static double *serial_of(const vstring *sim, int steps)
 {
-    double *y = malloc(lk_vstring_components(sim) * sizeof *y);
+    double *y = malloc(vstring_components(sim) * sizeof *y);
     lk_error err;
-    LK_ASSERT_OK(lk_vstring_serial(sim, steps, y, &err), &err);
+    LK_ASSERT_OK(vstring_serial(sim, steps, y, &err), &err);
     return y;
 }
 
-static lk_vstring generated(lk_vstring_kind kind, int n, unsigned long long seed)
+static vstring generated(vstring_kind kind, int n, unsigned long long seed)
 {
-    lk_vstring_spec spec = {kind, n, seed};
-    lk_vstring sim;
+    vstring_spec spec = {kind, n, seed};
+    vstring sim;
     lk_error err;
-    LK_ASSERT_OK(lk_vstring_generate(&spec, &sim, &err), &err);
+    LK_ASSERT_OK(vstring_generate(&spec, &sim, &err), &err);
     return sim;
 }
 
@@ -37,10 +37,10 @@ static lk_vstring generated(lk_vstring_kind kind, int n, unsigned long long seed
    |error| <= g (e0 + 16 S EPS A). */
 static void check_sine_mode(int n, int q, int steps)
 {
-    lk_vstring sim = generated(LK_VSTRING_SINE, n, (unsigned long long)(q - 1));
+    vstring sim = generated(VSTRING_SINE, n, (unsigned long long)(q - 1));
     double *y = serial_of(&sim, steps);
-    const long double h = LK_VSTRING_H, pi = 3.141592653589793238462643383279502884L;
-    const long double theta = q * pi / (n + 1), w2 = 4 * LK_VSTRING_K2 * powl(sinl(theta / 2), 2);
+    const long double h = VSTRING_H, pi = 3.141592653589793238462643383279502884L;
+    const long double theta = q * pi / (n + 1), w2 = 4 * VSTRING_K2 * powl(sinl(theta / 2), 2);
     long double a = 1, b = 0;
     for (int s = 0; s < steps; s++) {
         long double an = a + h * b, bn = b - h * w2 * a;
@@ -50,7 +50,7 @@ static void check_sine_mode(int n, int q, int steps)
     double e0 = 0.0;
     for (int p = 0; p < n; p++)
         e0 = fmax(e0, fabs(sim.y0[2 * p] - (double)sinl(theta * (p + 1))));
-    const double g = pow(1.0 + 4.0 * LK_VSTRING_H * LK_VSTRING_H, steps / 2.0), A = 2.0 * g;
+    const double g = pow(1.0 + 4.0 * VSTRING_H * VSTRING_H, steps / 2.0), A = 2.0 * g;
     const double tol = g * (e0 + 16.0 * steps * EPS * A);
     double worst = 0.0;
     int at = -1;
@@ -66,7 +66,7 @@ static void check_sine_mode(int n, int q, int steps)
     /* The bound is not vacuous: the mode really moved. */
     cr_expect_gt(fabsl(1 - a) + fabsl(b), 1000 * tol, "the test moved too little to mean anything");
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(physics, sine_mode_1_of_1_point) { check_sine_mode(1, 1, 500); }
@@ -77,16 +77,16 @@ Test(physics, sine_mode_high_of_64_points) { check_sine_mode(64, 63, 777); }
 /* The map is linear, and negation is exact in IEEE arithmetic: -y0 gives exactly -y. */
 Test(physics, negated_start_gives_the_negated_state_bit_for_bit)
 {
-    lk_vstring sim = generated(LK_VSTRING_RANDOM, 513, 5);
+    vstring sim = generated(VSTRING_RANDOM, 513, 5);
     double *y = serial_of(&sim, 211);
-    for (size_t k = 0; k < lk_vstring_components(&sim); k++)
+    for (size_t k = 0; k < vstring_components(&sim); k++)
         sim.y0[k] = -sim.y0[k];
     double *z = serial_of(&sim, 211);
-    for (size_t k = 0; k < lk_vstring_components(&sim); k++)
+    for (size_t k = 0; k < vstring_components(&sim); k++)
         cr_assert(z[k] == -y[k], "component %zu: %.17g, expected %.17g", k, z[k], -y[k]);
     free(y);
     free(z);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 /* Mirror symmetry: the string reversed end to end evolves as the reversed string. The sums
@@ -95,7 +95,7 @@ Test(physics, negated_start_gives_the_negated_state_bit_for_bit)
 Test(physics, mirrored_start_gives_the_mirrored_state)
 {
     const int n = 300, steps = 400;
-    lk_vstring sim = generated(LK_VSTRING_RANDOM, n, 9);
+    vstring sim = generated(VSTRING_RANDOM, n, 9);
     double *y = serial_of(&sim, steps);
     for (int p = 0; p < n / 2; p++)
         for (int c = 0; c < 2; c++) {
@@ -104,7 +104,7 @@ Test(physics, mirrored_start_gives_the_mirrored_state)
             sim.y0[2 * (n - 1 - p) + c] = t;
         }
     double *z = serial_of(&sim, steps);
-    const double g = pow(1.0 + 4.0 * LK_VSTRING_H * LK_VSTRING_H, steps / 2.0);
+    const double g = pow(1.0 + 4.0 * VSTRING_H * VSTRING_H, steps / 2.0);
     const double tol = g * 16.0 * steps * EPS * 2.0 * g * 4.0; /* |y0| < 1, |v| grows to <= 2 + 2 */
     for (int p = 0; p < n; p++)
         for (int c = 0; c < 2; c++)
@@ -113,73 +113,73 @@ Test(physics, mirrored_start_gives_the_mirrored_state)
                           y[2 * (n - 1 - p) + c]);
     free(y);
     free(z);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 /* The fixed ends: one step of a state with only the end points displaced, by hand. */
 Test(physics, fixed_ends_read_zero_beyond_the_string)
 {
-    lk_vstring sim = generated(LK_VSTRING_SINE, 5, 0);
+    vstring sim = generated(VSTRING_SINE, 5, 0);
     memset(sim.y0, 0, 10 * sizeof(double));
     sim.y0[0] = 0.5;  /* u_0 */
     sim.y0[1] = 0.25; /* v_0 */
     sim.y0[8] = -0.75; /* u_4 */
     double *y = serial_of(&sim, 1);
-    const double h = LK_VSTRING_H;
+    const double h = VSTRING_H;
     cr_expect(y[0] == 0.5 + h * 0.25);
-    cr_expect(y[1] == 0.25 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * 0.5 + 0.0)), "v_0 must see u_{-1} = 0");
-    cr_expect(y[3] == 0.0 + h * (LK_VSTRING_K2 * (0.5 - 0.0 + 0.0)), "v_1 sees u_0");
-    cr_expect(y[7] == 0.0 + h * (LK_VSTRING_K2 * (0.0 - 0.0 + -0.75)), "v_3 sees u_4");
-    cr_expect(y[9] == 0.0 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * -0.75 + 0.0)), "v_4 must see u_5 = 0");
+    cr_expect(y[1] == 0.25 + h * (VSTRING_K2 * (0.0 - 2.0 * 0.5 + 0.0)), "v_0 must see u_{-1} = 0");
+    cr_expect(y[3] == 0.0 + h * (VSTRING_K2 * (0.5 - 0.0 + 0.0)), "v_1 sees u_0");
+    cr_expect(y[7] == 0.0 + h * (VSTRING_K2 * (0.0 - 0.0 + -0.75)), "v_3 sees u_4");
+    cr_expect(y[9] == 0.0 + h * (VSTRING_K2 * (0.0 - 2.0 * -0.75 + 0.0)), "v_4 must see u_5 = 0");
     for (int k = 4; k <= 6; k += 2)
         cr_expect(y[k] == 0.0, "u of an untouched point moved");
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(physics, one_point_string_oscillates_between_its_fixed_ends)
 {
-    lk_vstring sim = generated(LK_VSTRING_PLUCK, 1, 3);
+    vstring sim = generated(VSTRING_PLUCK, 1, 3);
     cr_assert(sim.y0[0] == 1.0 && sim.y0[1] == 0.0, "a one-point pluck is u = 1, v = 0");
     double *y = serial_of(&sim, 2);
-    const double h = LK_VSTRING_H, u1 = 1.0 + h * 0.0, v1 = 0.0 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * 1.0 + 0.0));
+    const double h = VSTRING_H, u1 = 1.0 + h * 0.0, v1 = 0.0 + h * (VSTRING_K2 * (0.0 - 2.0 * 1.0 + 0.0));
     cr_expect(y[0] == u1 + h * v1);
-    cr_expect(y[1] == v1 + h * (LK_VSTRING_K2 * (0.0 - 2.0 * u1 + 0.0)));
+    cr_expect(y[1] == v1 + h * (VSTRING_K2 * (0.0 - 2.0 * u1 + 0.0)));
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
-/* The contract the kernels rely on: the serial reference is lk_vstring_point_step applied
+/* The contract the kernels rely on: the serial reference is vstring_point_step applied
    to every point, bit for bit. */
 Test(physics, serial_equals_the_shared_point_step_bit_for_bit)
 {
     const int n = 97, steps = 13;
-    lk_vstring sim = generated(LK_VSTRING_RANDOM, n, 4);
+    vstring sim = generated(VSTRING_RANDOM, n, 4);
     double *y = serial_of(&sim, steps);
     double *a = malloc(2 * n * sizeof *a), *b = malloc(2 * n * sizeof *b);
     memcpy(a, sim.y0, 2 * n * sizeof *a);
     for (int s = 0; s < steps; s++) {
         for (int p = 0; p < n; p++)
-            lk_vstring_point_step(p > 0 ? a[2 * p - 2] : 0.0, a[2 * p], p < n - 1 ? a[2 * p + 2] : 0.0,
+            vstring_point_step(p > 0 ? a[2 * p - 2] : 0.0, a[2 * p], p < n - 1 ? a[2 * p + 2] : 0.0,
                                   a[2 * p + 1], &b[2 * p], &b[2 * p + 1]);
         double *t = a;
         a = b;
         b = t;
     }
-    lk_assert_grid_eq(y, a, 1, 2 * n, "lk_vstring_point_step loop");
+    lk_assert_grid_eq(y, a, 1, 2 * n, "vstring_point_step loop");
     free(a);
     free(b);
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(physics, zero_steps_is_the_initial_state)
 {
-    lk_vstring sim = generated(LK_VSTRING_RANDOM, 11, 1);
+    vstring sim = generated(VSTRING_RANDOM, 11, 1);
     double *y = serial_of(&sim, 0);
     lk_assert_grid_eq(sim.y0, y, 1, 22, "0 steps");
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 /* ---- datasets ------------------------------------------------------------------------ */
@@ -188,16 +188,16 @@ static void check_manifest_hash(const char *name)
 {
     char manifest[4096], md5[33], hex[33];
     int steps;
-    lk_vstring sim;
+    vstring sim;
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
+    LK_ASSERT_OK(vstring_load_dataset(manifest, name, &sim, &steps, md5, &err), &err);
     double *y = serial_of(&sim, steps);
-    LK_ASSERT_OK(lk_vstring_md5(y, sim.n, hex, &err), &err);
+    LK_ASSERT_OK(vstring_md5(y, sim.n, hex, &err), &err);
     cr_expect_str_eq(hex, md5, "dataset %s: the serial reference gives md5 %s after %d steps, "
                      "the manifest says %s", name, hex, steps, md5);
     free(y);
-    lk_vstring_free(&sim);
+    vstring_free(&sim);
 }
 
 Test(datasets, small_string_hashes)
@@ -218,9 +218,9 @@ Test(datasets, bad_specs_are_refused_with_the_form)
                                    {"sine:1x600000000:1", "mass points N"},
                                    {"sine:10:1", "not ROWSxCOLS"}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        lk_vstring_spec spec;
+        vstring_spec spec;
         lk_error err;
-        cr_expect_eq(lk_vstring_spec_parse(bad[k][0], &spec, &err), -1, "%s was accepted", bad[k][0]);
+        cr_expect_eq(vstring_spec_parse(bad[k][0], &spec, &err), -1, "%s was accepted", bad[k][0]);
         cr_expect(strstr(err.msg, bad[k][1]), "%s: the message lacks '%s': %s", bad[k][0],
                   bad[k][1], err.msg);
     }
@@ -374,22 +374,22 @@ Test(given, baseline_of_a_bench_comparison_keeps_its_own_tile)
     cr_expect(w == 64 && h == 32, "your diamond ran with %dx%d", w, h);
 }
 
-/* ---- the stretch model: the Brusselator (labkit/bruss.h, serial.c) ---------------------- */
+/* ---- the stretch model: the Brusselator (bruss/bruss.h, serial.c) ---------------------- */
 
-static lk_bruss bruss_generated(int m, unsigned long long seed)
+static bruss bruss_generated(int m, unsigned long long seed)
 {
-    lk_bruss_spec spec = {m, seed};
-    lk_bruss sim;
+    bruss_spec spec = {m, seed};
+    bruss sim;
     lk_error err;
-    LK_ASSERT_OK(lk_bruss_generate(&spec, &sim, &err), &err);
+    LK_ASSERT_OK(bruss_generate(&spec, &sim, &err), &err);
     return sim;
 }
 
-static double *bruss_serial_of(const lk_bruss *sim, int steps)
+static double *bruss_serial_of(const bruss *sim, int steps)
 {
-    double *y = malloc(lk_bruss_components(sim->m) * sizeof *y);
+    double *y = malloc(bruss_components(sim->m) * sizeof *y);
     lk_error err;
-    LK_ASSERT_OK(lk_bruss_serial(sim, steps, y, &err), &err);
+    LK_ASSERT_OK(bruss_serial(sim, steps, y, &err), &err);
     return y;
 }
 
@@ -404,9 +404,9 @@ static double *bruss_serial_of(const lk_bruss *sim, int steps)
    c (1.5 + 1.5 + 1 + 1 - 6) = 7.892, f_V = 5.1 - 13.5 + c (3.5 + 3.5 + 6 + 6 - 24) = -8.44. */
 Test(bruss, one_step_by_hand_at_corners_and_centre)
 {
-    lk_bruss sim = bruss_generated(3, 0);
-    cr_assert_eq(lk_bruss_h(3), 1e-3);
-    cr_assert_eq(lk_bruss_c(3), 8e-3);
+    bruss sim = bruss_generated(3, 0);
+    cr_assert_eq(bruss_h(3), 1e-3);
+    cr_assert_eq(bruss_c(3), 8e-3);
     double *y = bruss_serial_of(&sim, 1);
     static const struct { int k, j; double u, v; } want[] = {
         {0, 0, 0.5 - 0.000942, 1.0 + 0.00149},
@@ -419,7 +419,7 @@ Test(bruss, one_step_by_hand_at_corners_and_centre)
                   u, v, want[p].u, want[p].v);
     }
     free(y);
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
 }
 
 /* The uniform state U = 1, V = 3.4 is the Brusselator's steady state (A = 1, B = 3.4):
@@ -429,18 +429,18 @@ Test(bruss, one_step_by_hand_at_corners_and_centre)
 Test(bruss, uniform_steady_state_stays_steady)
 {
     const int m = 9, steps = 1000;
-    lk_bruss sim = bruss_generated(m, 0);
-    for (size_t i = 0; i < lk_bruss_components(m); i += 2) {
+    bruss sim = bruss_generated(m, 0);
+    for (size_t i = 0; i < bruss_components(m); i += 2) {
         sim.y0[i] = 1.0;
         sim.y0[i + 1] = 3.4;
     }
     double *y = bruss_serial_of(&sim, steps);
-    const double tol = 1.01 * steps * lk_bruss_h(m) * 4 * EPS * 4.4 + 4 * EPS;
-    for (size_t i = 0; i < lk_bruss_components(m); i += 2)
+    const double tol = 1.01 * steps * bruss_h(m) * 4 * EPS * 4.4 + 4 * EPS;
+    for (size_t i = 0; i < bruss_components(m); i += 2)
         cr_assert(fabs(y[i] - 1.0) <= tol && fabs(y[i + 1] - 3.4) <= tol,
                   "component %zu: U %.17g V %.17g drifted beyond %.3g", i, y[i], y[i + 1], tol);
     free(y);
-    lk_bruss_free(&sim);
+    bruss_free(&sim);
 }
 
 /* A start that is mirror-symmetric in j and in k stays so bit for bit: the Laplacian sums
@@ -450,7 +450,7 @@ Test(bruss, mirror_symmetric_start_stays_symmetric_bit_for_bit)
     static const int ms[] = {2, 7, 10, 31};
     for (size_t t = 0; t < sizeof ms / sizeof *ms; t++) {
         const int m = ms[t];
-        lk_bruss sim = bruss_generated(m, 11);
+        bruss sim = bruss_generated(m, 11);
         for (int k = 0; k < m; k++)
             for (int j = 0; j < m; j++)
                 for (int v = 0; v < 2; v++) {
@@ -468,7 +468,7 @@ Test(bruss, mirror_symmetric_start_stays_symmetric_bit_for_bit)
                               y[AT(m, m - 1 - k, j, v)]);
                 }
         free(y);
-        lk_bruss_free(&sim);
+        bruss_free(&sim);
     }
 }
 
@@ -477,7 +477,7 @@ Test(bruss, mirror_symmetric_start_stays_symmetric_bit_for_bit)
 Test(bruss, equal_rows_stay_equal_and_korch_start_moves)
 {
     const int m = 13;
-    lk_bruss sim = bruss_generated(m, 5);
+    bruss sim = bruss_generated(m, 5);
     for (int k = 1; k < m; k++)
         memcpy(&sim.y0[AT(m, k, 0, 0)], &sim.y0[AT(m, 0, 0, 0)], 2 * m * sizeof(double));
     double *y = bruss_serial_of(&sim, 99);
@@ -485,12 +485,12 @@ Test(bruss, equal_rows_stay_equal_and_korch_start_moves)
         cr_assert(memcmp(&y[AT(m, k, 0, 0)], y, 2 * m * sizeof(double)) == 0,
                   "row %d differs from row 0", k);
     free(y);
-    lk_bruss_free(&sim);
-    lk_bruss korch = bruss_generated(m, 0);
+    bruss_free(&sim);
+    bruss korch = bruss_generated(m, 0);
     y = bruss_serial_of(&korch, 10);
     cr_assert(y[0] != korch.y0[0] && isfinite(y[0]), "the state did not move: %.17g", y[0]);
     free(y);
-    lk_bruss_free(&korch);
+    bruss_free(&korch);
 }
 
 /* The serial program's component-wise ode_eval_comp equals the shared point step that the
@@ -500,41 +500,41 @@ Test(bruss, serial_equals_the_shared_point_step_bit_for_bit)
     static const int ms[] = {2, 3, 8, 17};
     for (size_t t = 0; t < sizeof ms / sizeof *ms; t++) {
         const int m = ms[t], steps = 21;
-        lk_bruss sim = bruss_generated(m, 3 + t);
+        bruss sim = bruss_generated(m, 3 + t);
         double *want = bruss_serial_of(&sim, steps);
-        const size_t len = lk_bruss_components(m);
+        const size_t len = bruss_components(m);
         double *cur = malloc(len * sizeof *cur), *next = malloc(len * sizeof *next);
         memcpy(cur, sim.y0, len * sizeof *cur);
         for (int s = 0; s < steps; s++) {
             for (int k = 0; k < m; k++)
                 for (int j = 0; j < m; j++)
-                    lk_bruss_point_step(lk_bruss_h(m), lk_bruss_c(m), cur[AT(m, k, j, 0)],
+                    bruss_point_step(bruss_h(m), bruss_c(m), cur[AT(m, k, j, 0)],
                                         cur[AT(m, k, j, 1)],
-                                        &cur[AT(m, lk_bruss_reflect(k - 1, m), j, 0)],
-                                        &cur[AT(m, lk_bruss_reflect(k + 1, m), j, 0)],
-                                        &cur[AT(m, k, lk_bruss_reflect(j - 1, m), 0)],
-                                        &cur[AT(m, k, lk_bruss_reflect(j + 1, m), 0)],
+                                        &cur[AT(m, bruss_reflect(k - 1, m), j, 0)],
+                                        &cur[AT(m, bruss_reflect(k + 1, m), j, 0)],
+                                        &cur[AT(m, k, bruss_reflect(j - 1, m), 0)],
+                                        &cur[AT(m, k, bruss_reflect(j + 1, m), 0)],
                                         &next[AT(m, k, j, 0)], &next[AT(m, k, j, 1)]);
             double *swap = cur;
             cur = next;
             next = swap;
         }
-        lk_assert_grid_eq(want, cur, m, 2 * m, "Brusselator by lk_bruss_point_step");
+        lk_assert_grid_eq(want, cur, m, 2 * m, "Brusselator by bruss_point_step");
         free(want);
         free(cur);
         free(next);
-        lk_bruss_free(&sim);
+        bruss_free(&sim);
     }
 }
 
 Test(bruss, step_is_half_the_stability_bound_at_most_1e_3)
 {
-    cr_expect_eq(lk_bruss_h(2), 1e-3);
-    cr_expect_eq(lk_bruss_h(200), 1e-3, "m = 200: the bound 3.16e-3 halved is above 1e-3");
-    cr_expect_eq(lk_bruss_h(500), 1.0 / (8.0 * lk_bruss_c(500)));
-    cr_expect(fabs(lk_bruss_h(500) - 2.5e-4 / (499.0 * 499.0 / 250000.0)) < 1e-18, "%.17g",
-              lk_bruss_h(500));
-    cr_expect(lk_bruss_h(2048) < 1.5e-5 && lk_bruss_h(2048) > 1.4e-5, "%.17g", lk_bruss_h(2048));
+    cr_expect_eq(bruss_h(2), 1e-3);
+    cr_expect_eq(bruss_h(200), 1e-3, "m = 200: the bound 3.16e-3 halved is above 1e-3");
+    cr_expect_eq(bruss_h(500), 1.0 / (8.0 * bruss_c(500)));
+    cr_expect(fabs(bruss_h(500) - 2.5e-4 / (499.0 * 499.0 / 250000.0)) < 1e-18, "%.17g",
+              bruss_h(500));
+    cr_expect(bruss_h(2048) < 1.5e-5 && bruss_h(2048) > 1.4e-5, "%.17g", bruss_h(2048));
 }
 
 Test(bruss, bad_specs_are_refused_with_the_form)
@@ -548,18 +548,18 @@ Test(bruss, bad_specs_are_refused_with_the_form)
         {"brusselator:5x5:1", "unknown kind"},
         {"bruss:5x5:-1", "seed"}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        lk_bruss_spec spec;
+        bruss_spec spec;
         lk_error err;
         lk_error_clear(&err);
-        cr_expect_eq(lk_bruss_spec_parse(bad[k].spec, &spec, &err), -1, "%s was accepted",
+        cr_expect_eq(bruss_spec_parse(bad[k].spec, &spec, &err), -1, "%s was accepted",
                      bad[k].spec);
         cr_expect(strstr(err.msg, bad[k].phrase) && strstr(err.msg, "bruss:MxM:SEED"),
                   "%s: the message lacks '%s' or the form: %s", bad[k].spec, bad[k].phrase,
                   err.msg);
     }
-    lk_bruss_spec spec;
+    bruss_spec spec;
     lk_error err;
-    LK_ASSERT_OK(lk_bruss_spec_parse("bruss:2x2:9", &spec, &err), &err);
+    LK_ASSERT_OK(bruss_spec_parse("bruss:2x2:9", &spec, &err), &err);
     cr_expect(spec.m == 2 && spec.seed == 9);
 }
 
@@ -569,15 +569,15 @@ Test(bruss, small_dataset_hashes)
     for (size_t k = 0; k < 2; k++) {
         char manifest[4096], md5[33], hex[33];
         int steps;
-        lk_bruss sim;
+        bruss sim;
         lk_error err;
         lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-        LK_ASSERT_OK(lk_bruss_load_dataset(manifest, names[k], &sim, &steps, md5, &err), &err);
+        LK_ASSERT_OK(bruss_load_dataset(manifest, names[k], &sim, &steps, md5, &err), &err);
         double *y = bruss_serial_of(&sim, steps);
-        LK_ASSERT_OK(lk_bruss_md5(y, sim.m, hex, &err), &err);
+        LK_ASSERT_OK(bruss_md5(y, sim.m, hex, &err), &err);
         cr_expect_str_eq(hex, md5, "%s", names[k]);
         free(y);
-        lk_bruss_free(&sim);
+        bruss_free(&sim);
     }
 }
 

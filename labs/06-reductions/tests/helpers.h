@@ -6,26 +6,26 @@
 #include "labkit/testing.h"
 
 /* Generate @p spec and fill its reference (gold and bounds), as the driver does. */
-static inline void gen(const char *spec, lk_reduce_input *in)
+static inline void gen(const char *spec, reduce_input *in)
 {
-    lk_reduce_spec s;
+    reduce_spec s;
     lk_error err;
-    LK_ASSERT_OK(lk_reduce_spec_parse(spec, &s, &err), &err);
-    LK_ASSERT_OK(lk_reduce_generate(&s, in, &err), &err);
+    LK_ASSERT_OK(reduce_spec_parse(spec, &s, &err), &err);
+    LK_ASSERT_OK(reduce_generate(&s, in, &err), &err);
     lab06_reference(in);
 }
 
 /* Assert that @p got is within the bounds of @p in's reference. */
-static inline void assert_judged_ok(const lk_reduce_input *in, const double *got,
+static inline void assert_judged_ok(const reduce_input *in, const double *got,
                                     const char *what)
 {
     char where[512] = "";
-    size_t bad = lk_reduce_judge(in, got, where, sizeof where);
+    size_t bad = reduce_judge(in, got, where, sizeof where);
     cr_assert_eq(bad, 0, "%s: %zu values out of their bounds, first %s", what, bad, where);
 }
 
 /* Max |p(x) - f(x)| of interpolated values @p ys of Runge's function at in->xs. */
-static inline double runge_error(const lk_reduce_input *in, const double *ys)
+static inline double runge_error(const reduce_input *in, const double *ys)
 {
     double e = 0.0;
     for (int s = 0; s < in->S; s++) {

@@ -88,10 +88,10 @@ Test(cli, out_and_bin_files, .init = lk_tmpdir_make, .fini = lk_tmpdir_remove)
     char *argv[] = {"lab06", "--serial", "--gen", "debris:97x131:7", "--out", txt, "--bin",
                     bin, NULL};
     cr_assert_eq(run_main(argv, out, sizeof out), 0, "%s", out);
-    double w[LK_REDUCE_NOUT];
+    double w[REDUCE_NOUT];
     lk_error err;
-    LK_ASSERT_OK(lk_read_binary(bin, w, LK_REDUCE_NOUT, &err), &err);
-    for (int k = 0; k < LK_REDUCE_NOUT; k++)
+    LK_ASSERT_OK(lk_read_binary(bin, w, REDUCE_NOUT, &err), &err);
+    for (int k = 0; k < REDUCE_NOUT; k++)
         cr_assert_eq(w[k], 2.0, "value %d of --bin is %g", k, w[k]);
     FILE *f = fopen(txt, "r");
     cr_assert_not_null(f);

@@ -1,14 +1,14 @@
 /* GPU tests of your kernels.cu, through the given code (given.cu) that the driver runs.
    Max, count and bounding box must equal the serial reference exactly; sums and
    interpolated values must be within the bounds derived from the algorithm
-   (labkit/reduce.h); the deterministic variants must give the same bits on every call. */
+   (reduce/reduce.h); the deterministic variants must give the same bits on every call. */
 #include "helpers.h"
 
 static const char *const deterministic_variants[] = {"singlepass", "tree", "shuffle",
                                                      "gridstride"};
 
 /* Run @p variant on @p in (steps extra sums) into @p out, asserting success. */
-static void run(const lk_reduce_input *in, const char *variant, int steps, double *out)
+static void run(const reduce_input *in, const char *variant, int steps, double *out)
 {
     lk_error err;
     lk_error_clear(&err);
@@ -23,9 +23,9 @@ static void run(const lk_reduce_input *in, const char *variant, int steps, doubl
 static void check_field(const char *spec, const char *variant)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen(spec, &in);
-    double a[LK_REDUCE_NOUT], b[LK_REDUCE_NOUT];
+    double a[REDUCE_NOUT], b[REDUCE_NOUT];
     char what[160];
     snprintf(what, sizeof what, "%s, variant %s", spec, variant);
     run(&in, variant, 0, a);
@@ -36,7 +36,7 @@ static void check_field(const char *spec, const char *variant)
         cr_assert(memcmp(a, b, sizeof a) == 0, "%s: two calls gave different bits: sum %.17g, "
                   "then %.17g (the order of the additions must not change)", what,
                   a[LK_OUT_SUM], b[LK_OUT_SUM]);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 /* One suite per variant (make check lists them by name): odd sizes, one value, several
@@ -86,11 +86,11 @@ FIELD_SUITE(cub)
 Test(repeat, deterministic_variants_repeat_bit_for_bit)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen("lake:513x1027:5", &in);
     for (int v = 0; v < 4; v++) {
         const char *name = deterministic_variants[v];
-        double first[LK_REDUCE_NOUT], again[LK_REDUCE_NOUT];
+        double first[REDUCE_NOUT], again[REDUCE_NOUT];
         run(&in, name, 0, first);
         for (int k = 0; k < 10; k++) {
             run(&in, name, k % 3, again);
@@ -99,21 +99,21 @@ Test(repeat, deterministic_variants_repeat_bit_for_bit)
                       first[LK_OUT_SUM]);
         }
     }
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 /* The atomic rung may change its bits between calls, never beyond the bound. */
 Test(repeat, atomic_variant_stays_within_the_bound)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen("alternating:1024x1024:7", &in);
     for (int k = 0; k < 10; k++) {
-        double out[LK_REDUCE_NOUT];
+        double out[REDUCE_NOUT];
         run(&in, "atomic", k, out);
         assert_judged_ok(&in, out, "atomic, repeated");
     }
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 /* ---- Lagrange -------------------------------------------------------------------------- */
@@ -121,13 +121,13 @@ Test(repeat, atomic_variant_stays_within_the_bound)
 static void check_lagrange(const char *spec)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen(spec, &in);
     double *ys = malloc(in.S * sizeof *ys);
     run(&in, "lagrange", 0, ys);
     assert_judged_ok(&in, ys, spec);
     free(ys);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(lagrange, edge_sizes, .timeout = 120)
@@ -160,20 +160,20 @@ Test(lagrange, partition_of_unity_and_a_cubic)
 Test(lagrange, runge_n50_s301_error_is_3_96e_5)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen("runge:51x301:0", &in);
     double ys[301];
     run(&in, "lagrange", 0, ys);
     assert_judged_ok(&in, ys, "runge:51x301:0");
     const double e = runge_error(&in, ys);
     cr_assert(fabs(e - 3.96e-5) <= 0.05 * 3.96e-5, "max |p - f| is %.4g, not 3.96e-5", e);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(lagrange, exact_at_the_nodes)
 {
     LK_REQUIRE_GPU();
-    lk_reduce_input in;
+    reduce_input in;
     gen("runge:33x33:0", &in);
     memcpy(in.xs, in.x, 33 * sizeof(double));
     lab06_reference(&in);
@@ -181,5 +181,5 @@ Test(lagrange, exact_at_the_nodes)
     run(&in, "lagrange", 0, ys);
     for (int j = 0; j < 33; j++)
         cr_assert_eq(ys[j], in.y[j], "at node %d: %.17g instead of %.17g", j, ys[j], in.y[j]);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }

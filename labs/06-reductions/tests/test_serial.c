@@ -15,7 +15,7 @@ static double just_past(double reference, double bound)
 static void reduce(const double *x, int rows, int cols, double threshold, double *out)
 {
     double sum_abs;
-    lk_reduce_serial(x, rows, cols, threshold, out, &sum_abs);
+    reduce_serial(x, rows, cols, threshold, out, &sum_abs);
 }
 
 Test(serial, sum_max_count_and_box_of_a_small_grid)
@@ -23,7 +23,7 @@ Test(serial, sum_max_count_and_box_of_a_small_grid)
     const double x[3 * 4] = {0, 1, 0, 0,
                              0, 0, 5, 2,
                              -1, 0, 0, 0};
-    double out[LK_REDUCE_NOUT];
+    double out[REDUCE_NOUT];
     reduce(x, 3, 4, 0.5, out);
     cr_assert_eq(out[LK_OUT_SUM], 7.0);
     cr_assert_eq(out[LK_OUT_MAX], 5.0);
@@ -37,7 +37,7 @@ Test(serial, sum_max_count_and_box_of_a_small_grid)
 Test(serial, nothing_above_the_threshold_gives_the_empty_box)
 {
     const double x[6] = {1, 2, 3, 4, 5, 6};
-    double out[LK_REDUCE_NOUT];
+    double out[REDUCE_NOUT];
     reduce(x, 2, 3, 6.0, out);
     cr_assert_eq(out[LK_OUT_COUNT], 0.0);
     cr_assert_eq(out[LK_OUT_ROW_MIN], 2.0, "row_min of no cell is rows");
@@ -49,7 +49,7 @@ Test(serial, nothing_above_the_threshold_gives_the_empty_box)
 Test(serial, a_nan_anywhere_makes_the_max_nan_and_is_not_counted)
 {
     for (int at = 0; at < 5; at++) {
-        double x[5] = {1, 2, 3, 4, 5}, out[LK_REDUCE_NOUT];
+        double x[5] = {1, 2, 3, 4, 5}, out[REDUCE_NOUT];
         x[at] = NAN;
         reduce(x, 1, 5, 0.0, out);
         cr_assert(isnan(out[LK_OUT_MAX]), "NaN at %d: max is %g", at, out[LK_OUT_MAX]);
@@ -61,7 +61,7 @@ Test(serial, a_nan_anywhere_makes_the_max_nan_and_is_not_counted)
 Test(serial, max_of_negative_infinities)
 {
     const double x[3] = {-INFINITY, -INFINITY, -INFINITY};
-    double out[LK_REDUCE_NOUT];
+    double out[REDUCE_NOUT];
     reduce(x, 1, 3, 0.0, out);
     cr_assert_eq(out[LK_OUT_MAX], -INFINITY);
 }
@@ -70,7 +70,7 @@ Test(serial, max_of_negative_infinities)
 Test(serial, the_compensated_sum_survives_cancellation)
 {
     const double x[3] = {1e16, 1.0, -1e16};
-    double out[LK_REDUCE_NOUT];
+    double out[REDUCE_NOUT];
     reduce(x, 1, 3, 0.0, out);
     cr_assert_eq(out[LK_OUT_SUM], 1.0, "got %.17g", out[LK_OUT_SUM]);
 }
@@ -83,7 +83,7 @@ Test(generators, same_spec_same_bits)
                                   "alternating:1x99:3", "denormal:9x9:4", "nan:9x9:5",
                                   "runge:33x100:0", "sign:33x100:7"};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
-        lk_reduce_input a, b;
+        reduce_input a, b;
         gen(specs[k], &a);
         gen(specs[k], &b);
         if (a.lagrange)
@@ -93,19 +93,19 @@ Test(generators, same_spec_same_bits)
             cr_assert(memcmp(a.field, b.field, (size_t)a.rows * a.cols * sizeof(double)) == 0,
                       "%s", specs[k]);
         cr_assert(memcmp(a.gold, b.gold, a.nout * sizeof(double)) == 0, "%s", specs[k]);
-        lk_reduce_input_free(&a);
-        lk_reduce_input_free(&b);
+        reduce_input_free(&a);
+        reduce_input_free(&b);
     }
 }
 
 Test(generators, adversarial_sets_are_what_they_say)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("equal:1x1025:1", &in);
     for (int i = 1; i < 1025; i++)
         cr_assert_eq(in.field[i], in.field[0]);
     cr_assert_neq(in.field[0] * 1025.0, in.gold[LK_OUT_SUM] + 1.0, "sanity");
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 
     gen("alternating:1x1000:2", &in);
     double sum_abs = 0.0;
@@ -114,24 +114,24 @@ Test(generators, adversarial_sets_are_what_they_say)
         sum_abs += fabs(in.field[i]);
     }
     cr_assert_lt(fabs(in.gold[LK_OUT_SUM]), sum_abs * 1e-5, "the sum must cancel");
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 
     gen("denormal:33x65:3", &in);
     for (int i = 0; i < 33 * 65; i++)
         cr_assert_eq(fpclassify(in.field[i]), FP_SUBNORMAL, "value %d is not subnormal", i);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 
     gen("nan:97x131:4", &in);
     int nans = 0;
     for (int i = 0; i < 97 * 131; i++)
         nans += isnan(in.field[i]) != 0;
     cr_assert_eq(nans, 1);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 
     gen("debris:97x131:7", &in);
     cr_assert_gt(in.gold[LK_OUT_COUNT], 0.0, "the debris blob has cells above the threshold");
     cr_assert_lt(in.gold[LK_OUT_COUNT], 97.0 * 131.0);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(generators, bad_specs_are_explained)
@@ -141,10 +141,10 @@ Test(generators, bad_specs_are_explained)
         {"debris:0x10:1", "size"}, {"debris:10x10:x", "seed"},
         {"runge:5000x10:0", "at most 4096"}, {"debris:65536x65536:1", "2^31"}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        lk_reduce_spec s;
+        reduce_spec s;
         lk_error err;
         lk_error_clear(&err);
-        cr_assert_eq(lk_reduce_spec_parse(bad[k][0], &s, &err), -1, "%s accepted", bad[k][0]);
+        cr_assert_eq(reduce_spec_parse(bad[k][0], &s, &err), -1, "%s accepted", bad[k][0]);
         cr_assert(strstr(err.msg, bad[k][1]), "%s: message lacks '%s': %s", bad[k][0],
                   bad[k][1], err.msg);
     }
@@ -178,10 +178,10 @@ static double runs_then_tree(const double *x, size_t n)
    one just past the bound, or one that dropped a value, is rejected. */
 static void check_sum_rule(const char *spec)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen(spec, &in);
     const size_t n = (size_t)in.rows * in.cols;
-    double got[LK_REDUCE_NOUT];
+    double got[REDUCE_NOUT];
     memcpy(got, in.gold, sizeof got);
     got[LK_OUT_SUM] = pairwise(in.field, n);
     assert_judged_ok(&in, got, spec);
@@ -191,7 +191,7 @@ static void check_sum_rule(const char *spec)
     got[LK_OUT_SUM] = g + 0.9 * b;
     assert_judged_ok(&in, got, spec);
     got[LK_OUT_SUM] = just_past(g, -b);
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), 1, "%s: planted error 1.01 x bound "
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), 1, "%s: planted error 1.01 x bound "
                  "accepted", spec);
     /* Dropping a value, even the smallest nonzero one, is outside the bound. */
     double smallest = INFINITY;
@@ -199,9 +199,9 @@ static void check_sum_rule(const char *spec)
         if (in.field[i] != 0.0 && fabs(in.field[i]) < smallest)
             smallest = fabs(in.field[i]);
     got[LK_OUT_SUM] = g - smallest;
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), 1, "%s: a sum without its smallest "
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), 1, "%s: a sum without its smallest "
                  "value (%g) accepted", spec, smallest);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(tolerance, sum_bound_admits_plain_orders_and_rejects_planted_errors)
@@ -218,64 +218,64 @@ Test(tolerance, sum_bound_admits_plain_orders_and_rejects_planted_errors)
    the other drifts by far more than sqrt(n) roundings (README, question 2). */
 Test(tolerance, a_left_to_right_sum_of_equal_values_is_out_of_bounds)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("equal:1x100000:3", &in);
-    double got[LK_REDUCE_NOUT];
+    double got[REDUCE_NOUT];
     memcpy(got, in.gold, sizeof got);
     got[LK_OUT_SUM] = 0.0;
     for (int i = 0; i < 100000; i++)
         got[LK_OUT_SUM] += in.field[i];
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), 1, "left to right: off by %.3g, bound %.3g",
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), 1, "left to right: off by %.3g, bound %.3g",
                  fabs(got[LK_OUT_SUM] - in.gold[LK_OUT_SUM]), in.bound[LK_OUT_SUM]);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(tolerance, exact_results_must_be_equal)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("debris:97x131:7", &in);
-    for (int k = LK_OUT_MAX; k < LK_REDUCE_NOUT; k++) {
-        double got[LK_REDUCE_NOUT];
+    for (int k = LK_OUT_MAX; k < REDUCE_NOUT; k++) {
+        double got[REDUCE_NOUT];
         memcpy(got, in.gold, sizeof got);
         got[k] = k == LK_OUT_MAX ? nextafter(got[k], 0.0) : got[k] + 1.0;
         char where[512];
-        cr_assert_eq(lk_reduce_judge(&in, got, where, sizeof where), 1,
+        cr_assert_eq(reduce_judge(&in, got, where, sizeof where), 1,
                      "result %d off by one (ulp) accepted", k);
         cr_assert(strstr(where, "exact"), "%s", where);
     }
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(tolerance, nan_where_the_reference_has_none_and_poison_are_rejected)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("debris:5x7:1", &in);
-    double got[LK_REDUCE_NOUT];
+    double got[REDUCE_NOUT];
     memcpy(got, in.gold, sizeof got);
     got[LK_OUT_SUM] = NAN;
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), 1);
-    lk_poison(got, LK_REDUCE_NOUT);
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), LK_REDUCE_NOUT);
-    lk_reduce_input_free(&in);
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), 1);
+    lk_poison(got, REDUCE_NOUT);
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), REDUCE_NOUT);
+    reduce_input_free(&in);
 
     gen("nan:9x9:5", &in);
     memcpy(got, in.gold, sizeof got);
     got[LK_OUT_SUM] = -NAN; /* a NaN with other bits is still the right answer */
     assert_judged_ok(&in, got, "nan set");
     got[LK_OUT_MAX] = 1.0;
-    cr_assert_eq(lk_reduce_judge(&in, got, NULL, 0), 1, "a max that missed the NaN accepted");
-    lk_reduce_input_free(&in);
+    cr_assert_eq(reduce_judge(&in, got, NULL, 0), 1, "a max that missed the NaN accepted");
+    reduce_input_free(&in);
 }
 
 /* The judged form (--bin) turns the derived bound into the grader's relative 0.5 around 2. */
 Test(tolerance, judged_form_maps_the_bound_to_relative_one_half)
 {
-    cr_assert_eq(lk_reduce_judged(3.0, 3.0, 0.0), 2.0);
-    cr_assert_eq(lk_reduce_judged(NAN, NAN, 1.0), 2.0);
-    cr_assert_eq(lk_reduce_judged(1.0 + 0x1p-40, 1.0, 0x1p-40), 3.0);
-    cr_assert_eq(lk_reduce_judged(1.0 - 0x1p-40, 1.0, 0x1p-40), 1.0);
-    cr_assert(fabs(lk_reduce_judged(1.0 + 0x1p-39, 1.0, 0x1p-40) - 2.0) / 2.0 > 0.5);
-    cr_assert(isinf(lk_reduce_judged(4.0, 3.0, 0.0)));
+    cr_assert_eq(reduce_judged(3.0, 3.0, 0.0), 2.0);
+    cr_assert_eq(reduce_judged(NAN, NAN, 1.0), 2.0);
+    cr_assert_eq(reduce_judged(1.0 + 0x1p-40, 1.0, 0x1p-40), 3.0);
+    cr_assert_eq(reduce_judged(1.0 - 0x1p-40, 1.0, 0x1p-40), 1.0);
+    cr_assert(fabs(reduce_judged(1.0 + 0x1p-39, 1.0, 0x1p-40) - 2.0) / 2.0 > 0.5);
+    cr_assert(isinf(reduce_judged(4.0, 3.0, 0.0)));
 }
 
 /* ---- Lagrange -------------------------------------------------------------------------- */
@@ -283,16 +283,16 @@ Test(tolerance, judged_form_maps_the_bound_to_relative_one_half)
 /* Naive values of @p spec judged against the barycentric gold; then a planted error. */
 static void check_naive_within_bound(const char *spec)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen(spec, &in);
     double *ys = malloc(in.S * sizeof *ys);
-    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     assert_judged_ok(&in, ys, spec);
     int s = in.S / 2;
     ys[s] = just_past(in.gold[s], in.bound[s]);
-    cr_assert_eq(lk_reduce_judge(&in, ys, NULL, 0), 1, "%s: planted error accepted", spec);
+    cr_assert_eq(reduce_judge(&in, ys, NULL, 0), 1, "%s: planted error accepted", spec);
     free(ys);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(lagrange, naive_matches_gold_for_every_edge_size, .timeout = 120)
@@ -313,10 +313,10 @@ Test(lagrange, partition_of_unity)
 {
     static const char *specs[] = {"ones:1x101:0", "ones:51x1001:3", "ones:320x1025:4"};
     for (size_t k = 0; k < 3; k++) {
-        lk_reduce_input in;
+        reduce_input in;
         gen(specs[k], &in);
         double *ys = malloc(in.S * sizeof *ys);
-        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
         for (int s = 0; s < in.S; s++) {
             cr_assert_leq(fabs(ys[s] - 1.0), in.bound[s], "%s: sum of L_j(%g) = %.17g",
                           specs[k], in.xs[s], ys[s]);
@@ -324,10 +324,10 @@ Test(lagrange, partition_of_unity)
         }
         /* Planted: without its last basis polynomial the sum is no longer one. */
         in.y[in.n1 - 1] = 0.0;
-        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
-        cr_assert_gt(lk_reduce_judge(&in, ys, NULL, 0), 0, "%s: planted error", specs[k]);
+        reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        cr_assert_gt(reduce_judge(&in, ys, NULL, 0), 0, "%s: planted error", specs[k]);
         free(ys);
-        lk_reduce_input_free(&in);
+        reduce_input_free(&in);
     }
 }
 
@@ -335,36 +335,36 @@ Test(lagrange, reproduces_a_cubic_exactly_up_to_rounding)
 {
     static const char *specs[] = {"cubic:4x1001:0", "cubic:33x1025:5", "cubic:320x513:6"};
     for (size_t k = 0; k < 3; k++) {
-        lk_reduce_input in;
+        reduce_input in;
         gen(specs[k], &in);
         double *ys = malloc(in.S * sizeof *ys);
-        lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+        reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
         for (int s = 0; s < in.S; s++) {
             const double x = in.xs[s], f = x * x * x - 2.0 * x;
             cr_assert_leq(fabs(ys[s] - f), 2.0 * in.bound[s] + 1e-12 * fabs(f),
                           "%s at %g: %.17g instead of %.17g", specs[k], x, ys[s], f);
         }
         free(ys);
-        lk_reduce_input_free(&in);
+        reduce_input_free(&in);
     }
 }
 
 Test(lagrange, interpolates_at_the_nodes_exactly)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("runge:51x51:0", &in);
     memcpy(in.xs, in.x, 51 * sizeof(double));
     lab06_reference(&in);
     double ys[51];
-    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     for (int j = 0; j < 51; j++) {
         cr_assert_eq(ys[j], in.y[j], "naive at node %d: %.17g, not %.17g", j, ys[j], in.y[j]);
         cr_assert_eq(in.gold[j], in.y[j], "gold at node %d", j);
         cr_assert_eq(in.bound[j], lk_lagrange_bound(51, fabs(in.y[j])));
     }
     ys[7] = just_past(in.gold[7], in.bound[7]);
-    cr_assert_eq(lk_reduce_judge(&in, ys, NULL, 0), 1, "planted error at a node accepted");
-    lk_reduce_input_free(&in);
+    cr_assert_eq(reduce_judge(&in, ys, NULL, 0), 1, "planted error at a node accepted");
+    reduce_input_free(&in);
 }
 
 /* Runge on [-5, 5], 51 Chebyshev nodes, 301 points: 3.96e-5, computed for the kit; Ingargiola
@@ -372,26 +372,26 @@ Test(lagrange, interpolates_at_the_nodes_exactly)
    the order of 1e-5 for n = 50. */
 Test(lagrange, runge_n50_s301_error_is_3_96e_5)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("runge:51x301:0", &in);
     double ys[301];
-    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     const double naive = runge_error(&in, ys), gold = runge_error(&in, in.gold);
     cr_assert(fabs(naive - 3.96e-5) <= 0.05 * 3.96e-5, "naive: max error %.4g", naive);
     cr_assert(fabs(gold - 3.96e-5) <= 0.05 * 3.96e-5, "gold: max error %.4g", gold);
     /* Planted: 50 nodes instead of 51 is a different polynomial, a different error. */
     gen("runge:50x301:0", &in);
-    lk_reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
+    reduce_lagrange_naive(in.x, in.y, in.n1, in.xs, ys, in.S);
     cr_assert(fabs(runge_error(&in, ys) - 3.96e-5) > 0.05 * 3.96e-5);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }
 
 Test(lagrange, barycentric_weights_do_not_overflow_for_4096_nodes)
 {
-    lk_reduce_input in;
+    reduce_input in;
     gen("runge:4096x64:9", &in);
     for (int s = 0; s < in.S; s++)
         cr_assert(isfinite(in.gold[s]) && isfinite(in.bound[s]), "point %d", s);
     cr_assert_lt(runge_error(&in, in.gold), 1e-12);
-    lk_reduce_input_free(&in);
+    reduce_input_free(&in);
 }

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "lab.h"
-#include "labkit/sciddicat_testing.h"
+#include "sciddicat/sciddicat_testing.h"
 
 #ifndef LK_LAB_PROG
 #error "compile with -DLK_LAB_PROG='\"path of the lab07 driver\"' (labs/lab.mk does)"
@@ -249,9 +249,9 @@ static inline const char *lab07_check_dataset(int ranks, const char *variant,
 {
     static char out[1 << 16];
     char md5[33];
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_test_load_dataset(dataset, &sim, NULL, md5);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
     const char *args[] = {"--variant", variant, "--dataset", dataset, "--json", NULL};
     char cmd[512];
     lab07_command_line(ranks, env, args, cmd, sizeof cmd);

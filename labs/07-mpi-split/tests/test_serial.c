@@ -1,7 +1,7 @@
 /* CPU tests of the given code: the row split and the CPU back end of the per-rank step on
    one slab, against the serial reference. No MPI ranks, no GPU. */
 #include "given.h"
-#include "labkit/sciddicat_testing.h"
+#include "sciddicat/sciddicat_testing.h"
 
 /* Every row owned by exactly one rank, in rank order, sizes within one of each other, at
    least LAB07_MIN_ROWS per active rank, empty ranks only after the active ones. */
@@ -59,7 +59,7 @@ Test(split, uneven_rows_go_to_the_first_ranks)
 }
 
 /* A slab as given.c makes it, for one rank owning [first, first + nrows) of sim. */
-static void slab_of(const lk_sciddicat *sim, int first, int nrows, lab07_slab *s)
+static void slab_of(const sciddicat *sim, int first, int nrows, lab07_slab *s)
 {
     memset(s, 0, sizeof *s);
     s->rows = sim->rows;
@@ -71,7 +71,7 @@ static void slab_of(const lk_sciddicat *sim, int first, int nrows, lab07_slab *s
     const size_t n = (size_t)s->lrows * s->cols;
     s->z = malloc(n * sizeof *s->z);
     s->h = malloc(n * sizeof *s->h);
-    s->Sf = calloc(LK_SCIDDICAT_NFLOWS * n, sizeof *s->Sf);
+    s->Sf = calloc(SCIDDICAT_NFLOWS * n, sizeof *s->Sf);
     cr_assert(s->z && s->h && s->Sf);
     lk_poison(s->z, n);
     lk_poison(s->h, n);
@@ -94,7 +94,7 @@ static void slab_free(lab07_slab *s)
 /* One rank owning the whole grid: the CPU back end's steps are serial.c's. */
 static void whole_grid_equals_serial(const char *dataset)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     int steps;
     lk_test_load_dataset(dataset, &sim, &steps, NULL);
     lab07_slab s;
@@ -106,13 +106,13 @@ static void whole_grid_equals_serial(const char *dataset)
     const size_t n = (size_t)sim.rows * sim.cols;
     double *expected = malloc(n * sizeof *expected);
     lk_error err;
-    LK_ASSERT_OK(lk_sciddicat_serial(&sim, steps, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(&sim, steps, expected, NULL, &err), &err);
     char what[128];
     snprintf(what, sizeof what, "%s, %d steps, CPU back end on one slab", dataset, steps);
     lk_assert_grid_eq(expected, s.h + (size_t)LAB07_GHOST * sim.cols, sim.rows, sim.cols, what);
     free(expected);
     slab_free(&s);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }
 
 Test(cpu_back_end, whole_grid_odd) { whole_grid_equals_serial("sciddicat-odd"); }
@@ -140,7 +140,7 @@ Test(cpu_back_end, interior_rows_clip_to_the_grid)
    what a missing exchange does (the MPI tests rely on it). */
 Test(cpu_back_end, unfilled_ghost_rows_spread_nan)
 {
-    lk_sciddicat sim;
+    sciddicat sim;
     lk_test_load_dataset("sciddicat-odd", &sim, NULL, NULL);
     lab07_slab s;
     slab_of(&sim, 40, 20, &s);
@@ -154,5 +154,5 @@ Test(cpu_back_end, unfilled_ghost_rows_spread_nan)
                      isnan(s.h[(size_t)LAB07_GHOST * s.cols + j]);
     cr_assert_gt(nan_cells, 0, "a NaN ghost row should reach the first owned row");
     slab_free(&s);
-    lk_sciddicat_free(&sim);
+    sciddicat_free(&sim);
 }

@@ -1,12 +1,12 @@
 // Example submission "calls-kit-arithmetic": one thread per grid row; the reset and the width
-// update are ported by hand, but the flows kernel calls the kit's lk_sciddicat_flows_cell
+// update are ported by hand, but the flows kernel calls the kit's sciddicat_flows_cell
 // instead of porting the minimisation of differences from serial.c. The results would be
 // right, but porting that arithmetic is what lab 01 asks for: the rubric's `forbid-source`
 // rejects the file before it is built.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 __global__ void reset_rows(int rows, int cols, double *Sf)
 {
@@ -15,7 +15,7 @@ __global__ void reset_rows(int rows, int cols, double *Sf)
         return;
     for (int j = 1; j < cols - 1; j++)
         for (int k = 0; k < 4; k++)
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 __global__ void flows_rows(int rows, int cols, const double *z, const double *h, double *Sf)
@@ -24,8 +24,8 @@ __global__ void flows_rows(int rows, int cols, const double *z, const double *h,
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        lk_sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, LK_SCIDDICAT_P_R,
-                                LK_SCIDDICAT_P_EPSILON);
+        sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, SCIDDICAT_P_R,
+                                SCIDDICAT_P_EPSILON);
 }
 
 __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
@@ -35,7 +35,7 @@ __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
         return;
     for (int j = 1; j < cols - 1; j++)
     {
-        const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+        const size_t layer = (size_t)rows * cols, c = sciddicat_at(i, j, cols);
         double t = h[c];
         t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
         t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];

@@ -6,7 +6,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 // Three fields of a (by + 2) x (bx + 2) tile in shared memory, row pitch bx + 2.
 struct shared_tile {
@@ -35,9 +35,9 @@ __device__ static inline void copy_mirror(shared_tile t, int at, const double *_
     t.qy[at] = north_south ? Qy[g] : -Qy[g];
 }
 
-__device__ static inline lk_swe_q tile_cell(shared_tile t, int at)
+__device__ static inline swe_q tile_cell(shared_tile t, int at)
 {
-    return lk_swe_load(t.z, t.qx, t.qy, (size_t)at);
+    return swe_load(t.z, t.qx, t.qy, (size_t)at);
 }
 
 // (1) The shared-memory step kernel.
@@ -62,7 +62,7 @@ __global__ void lf_step_shared(int rows, int cols, double r, const double *__res
     const bool has_cell = i <= rows && j <= cols;
 
     if (has_cell) {
-        const size_t g = lk_swe_at(i, j, width);
+        const size_t g = swe_at(i, j, width);
         // (1b) my own cell
         copy_in(t, me, Z, Qx, Qy, g);
         // (1c) the halo across each edge I sit on. The last row/column of the grid is an
@@ -103,12 +103,12 @@ __global__ void lf_step_shared(int rows, int cols, double r, const double *__res
 
     // (1e) the update, from the tile only
     if (has_cell) {
-        const lk_swe_q north = tile_cell(t, me - t.pitch);
-        const lk_swe_q south = tile_cell(t, me + t.pitch);
-        const lk_swe_q west = tile_cell(t, me - 1);
-        const lk_swe_q east = tile_cell(t, me + 1);
-        lk_swe_store(Zn, Qxn, Qyn, lk_swe_at(i, j, width),
-                     lk_swe_update(north, south, west, east, r));
+        const swe_q north = tile_cell(t, me - t.pitch);
+        const swe_q south = tile_cell(t, me + t.pitch);
+        const swe_q west = tile_cell(t, me - 1);
+        const swe_q east = tile_cell(t, me + 1);
+        swe_store(Zn, Qxn, Qyn, swe_at(i, j, width),
+                     swe_update(north, south, west, east, r));
     }
 }
 
@@ -120,7 +120,7 @@ static inline size_t shared_bytes(int bx, int by)
 }
 
 // (3) One step: one block per tile, partial tiles at the end of each direction.
-extern "C" int lab03_step(int rows, int cols, double r, lk_swe_fields cur, lk_swe_fields next,
+extern "C" int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
                           int block_x, int block_y, lk_error *err)
 {
     const dim3 block(block_x, block_y);

@@ -6,7 +6,7 @@
 // global memory (row 0: its point of level 0; later rows: the one edge record it enters
 // the diamond with, into registers, so the level loop never waits on global memory);
 // `enter` puts an entering point and its outside neighbour into the level's shared buffer;
-// `advance` steps an active point with lk_vstring_point_step and sends out what leaves the
+// `advance` steps an active point with vstring_point_step and sends out what leaves the
 // tile (edge records, the points of level `steps`). One barrier per level between them;
 // the shared u of a level alternates between two buffers by the level's parity.
 
@@ -117,7 +117,7 @@ LK_HD static inline void advance(walker *w, int t, const double *below_u, double
         return;
     if (w->inside) {
         double u_new, v_new;
-        lk_vstring_point_step(below_u[w->j], w->u, below_u[w->j + 2], w->v, &u_new, &v_new);
+        vstring_point_step(below_u[w->j], w->u, below_u[w->j + 2], w->v, &u_new, &v_new);
         w->u = u_new;
         w->v = v_new;
     }

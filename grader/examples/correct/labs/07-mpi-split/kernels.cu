@@ -1,6 +1,6 @@
 // Lab 07, the per-rank step: a 1-D grid over the interior cells of the clipped rows, each
 // thread striding over as many cells as the grid leaves it (row and column from the cell's
-// 32-bit index). The cell functions of labkit/sciddicat.h keep the serial reference's arithmetic.
+// 32-bit index). The cell functions of sciddicat/sciddicat.h keep the serial reference's arithmetic.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
@@ -13,9 +13,9 @@ __global__ void slab_flows(int b, int nrows, int lrows, int cols, const double *
     for (unsigned c = blockIdx.x * blockDim.x + threadIdx.x; c < cells;
          c += gridDim.x * blockDim.x) {
         const int l = b + (int)(c / width), j = 1 + (int)(c % width);
-        lk_sciddicat_reset_cell(l, j, lrows, cols, Sf);
-        lk_sciddicat_flows_cell(l, j, lrows, cols, z, h, Sf, LK_SCIDDICAT_P_R,
-                                LK_SCIDDICAT_P_EPSILON);
+        sciddicat_reset_cell(l, j, lrows, cols, Sf);
+        sciddicat_flows_cell(l, j, lrows, cols, z, h, Sf, SCIDDICAT_P_R,
+                                SCIDDICAT_P_EPSILON);
     }
 }
 
@@ -26,7 +26,7 @@ __global__ void slab_width(int b, int nrows, int lrows, int cols, double *__rest
     for (unsigned c = blockIdx.x * blockDim.x + threadIdx.x; c < cells;
          c += gridDim.x * blockDim.x) {
         const int l = b + (int)(c / width), j = 1 + (int)(c % width);
-        h[lk_sciddicat_at(l, j, cols)] = lk_sciddicat_width_cell(l, j, lrows, cols, h, Sf);
+        h[sciddicat_at(l, j, cols)] = sciddicat_width_cell(l, j, lrows, cols, h, Sf);
     }
 }
 

@@ -4,15 +4,15 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
 // West, East, South (the order of the additions is the reference's).
 __device__ static double new_width(int i, int j, int rows, int cols, const double *h,
                                    const double *Sf)
 {
-    double t = h[lk_sciddicat_at(i, j, cols)];
-    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    double t = h[sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = sciddicat_at(i, j, cols);
     t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
     t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
     t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
@@ -26,7 +26,7 @@ __global__ void reset_flows(int rows, int cols, double *Sf)
     int j = 1 + blockIdx.x * blockDim.x + threadIdx.x;
     if (i < rows - 1 && j < cols - 1)
         for (int k = 0; k < 4; k++)
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 __global__ void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf,
@@ -96,8 +96,8 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
         for (int s = 0; s < steps; s++) {
             reset_flows<<<grid, block>>>(rows, cols, d_Sf);
             LK_LAUNCH_TRY(err);
-            compute_flows<<<grid, block>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
-                                           LK_SCIDDICAT_P_EPSILON);
+            compute_flows<<<grid, block>>>(rows, cols, d_z, d_h, d_Sf, SCIDDICAT_P_R,
+                                           SCIDDICAT_P_EPSILON);
             LK_LAUNCH_TRY(err);
             update_width<<<grid, block>>>(rows, cols, d_h, d_Sf);
             LK_LAUNCH_TRY(err);

@@ -1,21 +1,21 @@
 // Example submission "macro-spelled-call": `correct`'s lab 01 (one thread per interior cell
 // over a 1-D grid, the reset and the width update ported by hand), but the flows kernel
-// calls the kit's lk_sciddicat_flows_cell, its name pasted from two halves by a macro. Lab
+// calls the kit's sciddicat_flows_cell, its name pasted from two halves by a macro. Lab
 // 01's rubric forbids that name in the source (`forbid-source`: porting the arithmetic is
 // the lesson); a scan of the file as written never sees it, the scan of the preprocessed
 // file does, and the lab is rejected before it is built.
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
 // West, East, South (the order of the additions is the reference's).
 __device__ static double new_width(int i, int j, int rows, int cols, const double *h,
                                    const double *Sf)
 {
-    double t = h[lk_sciddicat_at(i, j, cols)];
-    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    double t = h[sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = sciddicat_at(i, j, cols);
     t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
     t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
     t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
@@ -42,7 +42,7 @@ __global__ void reset_flows(int rows, int cols, double *Sf)
     int i, j;
     if (interior_cell(rows, cols, &i, &j))
         for (int k = 0; k < 4; k++)
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 // The attack: the name is only whole after the preprocessor has pasted it.
@@ -53,14 +53,14 @@ __global__ void compute_flows(int rows, int cols, const double *z, const double 
 {
     int i, j;
     if (interior_cell(rows, cols, &i, &j))
-        KIT_CALL(lk_sciddicat_, flows_cell)(i, j, rows, cols, z, h, Sf, p_r, p_epsilon);
+        KIT_CALL(sciddicat_, flows_cell)(i, j, rows, cols, z, h, Sf, p_r, p_epsilon);
 }
 
 __global__ void update_width(int rows, int cols, double *h, const double *Sf)
 {
     int i, j;
     if (interior_cell(rows, cols, &i, &j))
-        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
+        h[sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
 }
 
 static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, double *d_Sf,
@@ -74,8 +74,8 @@ static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, d
     for (int s = 0; s < steps; s++) {
         reset_flows<<<blocks, threads>>>(rows, cols, d_Sf);
         LK_LAUNCH_TRY(err);
-        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
-                                           LK_SCIDDICAT_P_EPSILON);
+        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, SCIDDICAT_P_R,
+                                           SCIDDICAT_P_EPSILON);
         LK_LAUNCH_TRY(err);
         update_width<<<blocks, threads>>>(rows, cols, d_h, d_Sf);
         LK_LAUNCH_TRY(err);

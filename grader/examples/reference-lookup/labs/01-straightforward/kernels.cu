@@ -7,7 +7,7 @@
 // stops the driver): incorrect on every dataset, 0 points.
 
 #include "lab.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -66,7 +66,7 @@ static void *find(const char *name)
 typedef int (*open_fn)(const char *, int, ...);
 typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef int (*close_fn)(int);
-typedef int (*reference_fn)(const lk_sciddicat *, int, double *, double *, lk_error *);
+typedef int (*reference_fn)(const sciddicat *, int, double *, double *, lk_error *);
 
 // The executable, read whole (at most 64 MiB); NULL when that fails.
 static unsigned char *read_self(size_t *size)
@@ -123,13 +123,13 @@ extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *
     (void)block_x, (void)block_y;
     size_t size = 0;
     unsigned char *image = read_self(&size);
-    char name[32] = "lk_sciddicat_";
+    char name[32] = "sciddicat_";
     strcat(name, "serial");
     reference_fn reference = image ? (reference_fn)static_symbol(image, size, name) : NULL;
     free(image);
     if (!reference)
         return lk_fail(err, "kernels.cu: the reference was not found");
-    lk_sciddicat sim;
+    sciddicat sim;
     memset(&sim, 0, sizeof sim);
     sim.rows = rows;
     sim.cols = cols;

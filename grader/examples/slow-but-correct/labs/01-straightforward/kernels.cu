@@ -5,19 +5,19 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // The flows of serial.c (minimisation of differences), ported by hand in the serial order.
 __device__ static void cell_flows(int i, int j, int rows, int cols, const double *z,
                                   const double *h, double *Sf, double p_r, double p_epsilon)
 {
     double u[5];
-    const double m = h[lk_sciddicat_at(i, j, cols)] - p_epsilon;
-    u[0] = z[lk_sciddicat_at(i, j, cols)] + p_epsilon;
-    u[1] = z[lk_sciddicat_at(i - 1, j, cols)] + h[lk_sciddicat_at(i - 1, j, cols)];
-    u[2] = z[lk_sciddicat_at(i, j - 1, cols)] + h[lk_sciddicat_at(i, j - 1, cols)];
-    u[3] = z[lk_sciddicat_at(i, j + 1, cols)] + h[lk_sciddicat_at(i, j + 1, cols)];
-    u[4] = z[lk_sciddicat_at(i + 1, j, cols)] + h[lk_sciddicat_at(i + 1, j, cols)];
+    const double m = h[sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = z[sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = z[sciddicat_at(i - 1, j, cols)] + h[sciddicat_at(i - 1, j, cols)];
+    u[2] = z[sciddicat_at(i, j - 1, cols)] + h[sciddicat_at(i, j - 1, cols)];
+    u[3] = z[sciddicat_at(i, j + 1, cols)] + h[sciddicat_at(i, j + 1, cols)];
+    u[4] = z[sciddicat_at(i + 1, j, cols)] + h[sciddicat_at(i + 1, j, cols)];
     unsigned gone = 0;
     double average;
     int again;
@@ -40,7 +40,7 @@ __device__ static void cell_flows(int i, int j, int rows, int cols, const double
     } while (again);
     for (int k = 0; k < 4; k++)
         if (!(gone & (1u << (k + 1))))
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
 }
 
 // The width update of serial.c, ported by hand: inflows minus outflows, in the order North,
@@ -48,8 +48,8 @@ __device__ static void cell_flows(int i, int j, int rows, int cols, const double
 __device__ static double new_width(int i, int j, int rows, int cols, const double *h,
                                    const double *Sf)
 {
-    double t = h[lk_sciddicat_at(i, j, cols)];
-    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    double t = h[sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = sciddicat_at(i, j, cols);
     t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
     t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
     t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
@@ -64,7 +64,7 @@ __global__ void reset_rows(int rows, int cols, double *Sf)
         return;
     for (int j = 1; j < cols - 1; j++)
         for (int k = 0; k < 4; k++)
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 __global__ void flows_rows(int rows, int cols, const double *z, const double *h, double *Sf)
@@ -73,7 +73,7 @@ __global__ void flows_rows(int rows, int cols, const double *z, const double *h,
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        cell_flows(i, j, rows, cols, z, h, Sf, LK_SCIDDICAT_P_R, LK_SCIDDICAT_P_EPSILON);
+        cell_flows(i, j, rows, cols, z, h, Sf, SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
 }
 
 __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
@@ -82,7 +82,7 @@ __global__ void width_rows(int rows, int cols, double *h, const double *Sf)
     if (i >= rows - 1)
         return;
     for (int j = 1; j < cols - 1; j++)
-        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
+        h[sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
 }
 
 extern "C" int lab01_gpu_run(int rows, int cols, const double *z, const double *h_in,

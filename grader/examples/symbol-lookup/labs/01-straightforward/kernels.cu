@@ -11,7 +11,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
@@ -23,8 +23,8 @@
 __device__ static double new_width(int i, int j, int rows, int cols, const double *h,
                                    const double *Sf)
 {
-    double t = h[lk_sciddicat_at(i, j, cols)];
-    const size_t layer = (size_t)rows * cols, c = lk_sciddicat_at(i, j, cols);
+    double t = h[sciddicat_at(i, j, cols)];
+    const size_t layer = (size_t)rows * cols, c = sciddicat_at(i, j, cols);
     t += Sf[3 * layer + c - cols] - Sf[0 * layer + c];
     t += Sf[2 * layer + c - 1] - Sf[1 * layer + c];
     t += Sf[1 * layer + c + 1] - Sf[2 * layer + c];
@@ -51,7 +51,7 @@ __global__ void reset_flows(int rows, int cols, double *Sf)
     int i, j;
     if (interior_cell(rows, cols, &i, &j))
         for (int k = 0; k < 4; k++)
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 __global__ void compute_flows(int rows, int cols, const double *z, const double *h, double *Sf,
@@ -62,12 +62,12 @@ __global__ void compute_flows(int rows, int cols, const double *z, const double 
         return;
     // The minimisation of differences, ported by hand in the serial order.
     double u[5];
-    const double m = h[lk_sciddicat_at(i, j, cols)] - p_epsilon;
-    u[0] = z[lk_sciddicat_at(i, j, cols)] + p_epsilon;
-    u[1] = z[lk_sciddicat_at(i - 1, j, cols)] + h[lk_sciddicat_at(i - 1, j, cols)];
-    u[2] = z[lk_sciddicat_at(i, j - 1, cols)] + h[lk_sciddicat_at(i, j - 1, cols)];
-    u[3] = z[lk_sciddicat_at(i, j + 1, cols)] + h[lk_sciddicat_at(i, j + 1, cols)];
-    u[4] = z[lk_sciddicat_at(i + 1, j, cols)] + h[lk_sciddicat_at(i + 1, j, cols)];
+    const double m = h[sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = z[sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = z[sciddicat_at(i - 1, j, cols)] + h[sciddicat_at(i - 1, j, cols)];
+    u[2] = z[sciddicat_at(i, j - 1, cols)] + h[sciddicat_at(i, j - 1, cols)];
+    u[3] = z[sciddicat_at(i, j + 1, cols)] + h[sciddicat_at(i, j + 1, cols)];
+    u[4] = z[sciddicat_at(i + 1, j, cols)] + h[sciddicat_at(i + 1, j, cols)];
     bool out[5] = {false, false, false, false, false};
     double average;
     bool again;
@@ -90,14 +90,14 @@ __global__ void compute_flows(int rows, int cols, const double *z, const double 
     } while (again);
     for (int k = 0; k < 4; k++)
         if (!out[k + 1])
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
 }
 
 __global__ void update_width(int rows, int cols, double *h, const double *Sf)
 {
     int i, j;
     if (interior_cell(rows, cols, &i, &j))
-        h[lk_sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
+        h[sciddicat_at(i, j, cols)] = new_width(i, j, rows, cols, h, Sf);
 }
 
 static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, double *d_Sf,
@@ -111,8 +111,8 @@ static int steps_on_device(int rows, int cols, const double *d_z, double *d_h, d
     for (int s = 0; s < steps; s++) {
         reset_flows<<<blocks, threads>>>(rows, cols, d_Sf);
         LK_LAUNCH_TRY(err);
-        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, LK_SCIDDICAT_P_R,
-                                           LK_SCIDDICAT_P_EPSILON);
+        compute_flows<<<blocks, threads>>>(rows, cols, d_z, d_h, d_Sf, SCIDDICAT_P_R,
+                                           SCIDDICAT_P_EPSILON);
         LK_LAUNCH_TRY(err);
         update_width<<<blocks, threads>>>(rows, cols, d_h, d_Sf);
         LK_LAUNCH_TRY(err);

@@ -2,7 +2,7 @@
    walks them with a grid-stride loop, so any launch size covers any grid. */
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 struct grid_shape {
     int rows, cols;
@@ -66,14 +66,14 @@ __global__ void outflows(struct grid_shape g, const double *alt, const double *t
         long c = cell_index(g, n);
         double level[5];
         int gone[5] = {0, 0, 0, 0, 0};
-        level[0] = alt[c] + LK_SCIDDICAT_P_EPSILON;
+        level[0] = alt[c] + SCIDDICAT_P_EPSILON;
         for (int q = 1; q < 5; ++q)
             level[q] = alt[c + offs[q]] + thick[c + offs[q]];
         double avg;
-        minimise(level, thick[c] - LK_SCIDDICAT_P_EPSILON, &avg, gone);
+        minimise(level, thick[c] - SCIDDICAT_P_EPSILON, &avg, gone);
         for (int d = 0; d < 4; ++d)
             if (!gone[d + 1])
-                out[d * g.layer + c] = (avg - level[d + 1]) * LK_SCIDDICAT_P_R;
+                out[d * g.layer + c] = (avg - level[d + 1]) * SCIDDICAT_P_R;
     }
 }
 

@@ -1,7 +1,7 @@
 // yuri lab01
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // On a failed CUDA call: the message, then the common exit that frees everything.
 #define CHECK(call)                                                                       \
@@ -51,13 +51,13 @@ __global__ void k2(double *df, const double *dz, const double *dh, int height,
     char on[5];
     for (int d = 0; d < 5; d++) {
         int nb = nbr(cell, d, width);
-        hv[d] = d == 0 ? dz[nb] + LK_SCIDDICAT_P_EPSILON : dz[nb] + dh[nb];
+        hv[d] = d == 0 ? dz[nb] + SCIDDICAT_P_EPSILON : dz[nb] + dh[nb];
         on[d] = 1;
     }
     double lv = 0.0;
     for (;;) {
         int cnt = 0;
-        lv = dh[cell] - LK_SCIDDICAT_P_EPSILON;
+        lv = dh[cell] - SCIDDICAT_P_EPSILON;
         for (int d = 0; d < 5; d++)
             if (on[d]) {
                 lv += hv[d];
@@ -76,7 +76,7 @@ __global__ void k2(double *df, const double *dz, const double *dh, int height,
     }
     for (int d = 1; d < 5; d++)
         if (on[d])
-            df[(d - 1) * total + cell] = (lv - hv[d]) * LK_SCIDDICAT_P_R;
+            df[(d - 1) * total + cell] = (lv - hv[d]) * SCIDDICAT_P_R;
 }
 
 __global__ void k3(double *dh, const double *df, int height, int width)

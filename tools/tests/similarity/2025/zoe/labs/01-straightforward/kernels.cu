@@ -1,7 +1,7 @@
 // Lab 01 (zoe, last year). A 1-D launch over all rows*cols cells; border cells return at once.
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // On a failed CUDA call: the message, then the common exit that frees everything.
 #define CHECK(call)                                                                       \
@@ -51,13 +51,13 @@ __global__ void phase_flows(double *flow, const double *ground, const double *de
     char active[5];
     for (int d = 0; d < 5; d++) {
         int nb = neighbour(cell, d, width);
-        head[d] = d == 0 ? ground[nb] + LK_SCIDDICAT_P_EPSILON : ground[nb] + debris[nb];
+        head[d] = d == 0 ? ground[nb] + SCIDDICAT_P_EPSILON : ground[nb] + debris[nb];
         active[d] = 1;
     }
     double level = 0.0;
     for (;;) {
         int members = 0;
-        level = debris[cell] - LK_SCIDDICAT_P_EPSILON;
+        level = debris[cell] - SCIDDICAT_P_EPSILON;
         for (int d = 0; d < 5; d++)
             if (active[d]) {
                 level += head[d];
@@ -76,7 +76,7 @@ __global__ void phase_flows(double *flow, const double *ground, const double *de
     }
     for (int d = 1; d < 5; d++)
         if (active[d])
-            flow[(d - 1) * total + cell] = (level - head[d]) * LK_SCIDDICAT_P_R;
+            flow[(d - 1) * total + cell] = (level - head[d]) * SCIDDICAT_P_R;
 }
 
 __global__ void phase_balance(double *debris, const double *flow, int height, int width)

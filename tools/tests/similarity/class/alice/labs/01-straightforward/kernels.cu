@@ -2,7 +2,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #define AT(i, j) ((size_t)(i) * (size_t)cols + (size_t)(j))
 #define FLOW(k, i, j) ((size_t)(k) * (size_t)rows * (size_t)cols + AT(i, j))
@@ -28,7 +28,7 @@ __global__ void compute_flows(int rows, int cols, const double *z, const double 
     int i, j;
     if (!my_cell(rows, cols, &i, &j))
         return;
-    const double p_r = LK_SCIDDICAT_P_R, p_epsilon = LK_SCIDDICAT_P_EPSILON;
+    const double p_r = SCIDDICAT_P_R, p_epsilon = SCIDDICAT_P_EPSILON;
     const double m = h[AT(i, j)] - p_epsilon;
     double u[5];
     u[0] = z[AT(i, j)] + p_epsilon;

@@ -3,7 +3,7 @@
 // layers; the threads cover the whole grid and the border threads just leave.
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 typedef struct {
     double *north, *west, *east, *south;
@@ -25,13 +25,13 @@ __global__ void k_flows(Outflows f, const double *alt, const double *hh, int nr,
     int nb[5] = {id, id - nc, id - 1, id + 1, id + nc};
     double level[5];
     bool out[5] = {false, false, false, false, false};
-    level[0] = alt[id] + LK_SCIDDICAT_P_EPSILON;
+    level[0] = alt[id] + SCIDDICAT_P_EPSILON;
     for (int q = 1; q < 5; q++) level[q] = alt[nb[q]] + hh[nb[q]];
     double mean;
     bool removed_one = true;
     while (removed_one) {
         removed_one = false;
-        mean = hh[id] - LK_SCIDDICAT_P_EPSILON;
+        mean = hh[id] - SCIDDICAT_P_EPSILON;
         int left = 0;
         for (int q = 0; q < 5; q++) if (!out[q]) { mean += level[q]; left++; }
         if (left) mean /= left;
@@ -40,7 +40,7 @@ __global__ void k_flows(Outflows f, const double *alt, const double *hh, int nr,
     }
     double *dst[4] = {f.north, f.west, f.east, f.south};
     for (int q = 0; q < 4; q++)
-        if (!out[q + 1]) dst[q][id] = (mean - level[q + 1]) * LK_SCIDDICAT_P_R;
+        if (!out[q + 1]) dst[q][id] = (mean - level[q + 1]) * SCIDDICAT_P_R;
 }
 
 __global__ void k_width(Outflows f, double *hh, int nr, int nc)

@@ -2,7 +2,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #define IDX(i, j) ((size_t)(i) * (size_t)cols + (size_t)(j))
 #define OUTF(k, i, j) ((size_t)(k) * (size_t)rows * (size_t)cols + IDX(i, j))
@@ -34,7 +34,7 @@ __global__ void flows_kernel(int rows, int cols, const double *z, const double *
     int i, j;
     if (!inside(rows, cols, &i, &j))
         return;
-    const double p_r = LK_SCIDDICAT_P_R, p_epsilon = LK_SCIDDICAT_P_EPSILON;
+    const double p_r = SCIDDICAT_P_R, p_epsilon = SCIDDICAT_P_EPSILON;
     const double m = h[IDX(i, j)] - p_epsilon;
     double u[5];
     u[0] = z[IDX(i, j)] + p_epsilon;

@@ -2,7 +2,7 @@
 // every thread gets one cell of the whole grid
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // error check
 #define CHECK(call)                                                                       \
@@ -52,13 +52,13 @@ __global__ void phase_flows(double *outflow, const double *alt, const double *th
   char keep[5];
   for (int d = 0; d < 5; d++) {
     int nb = next_to(idx, d, ncols);
-    val[d] = d == 0 ? alt[nb] + LK_SCIDDICAT_P_EPSILON : alt[nb] + thick[nb];
+    val[d] = d == 0 ? alt[nb] + SCIDDICAT_P_EPSILON : alt[nb] + thick[nb];
     keep[d] = 1;
   }
   double avg = 0.0;
   for (;;) {
     int n_in = 0;
-    avg = thick[idx] - LK_SCIDDICAT_P_EPSILON;
+    avg = thick[idx] - SCIDDICAT_P_EPSILON;
     for (int d = 0; d < 5; d++)
       if (keep[d]) {
         avg += val[d];
@@ -77,7 +77,7 @@ __global__ void phase_flows(double *outflow, const double *alt, const double *th
   }
   for (int d = 1; d < 5; d++)
     if (keep[d])
-      outflow[(d - 1) * ncells + idx] = (avg - val[d]) * LK_SCIDDICAT_P_R;
+      outflow[(d - 1) * ncells + idx] = (avg - val[d]) * SCIDDICAT_P_R;
 }
 
 __global__ void phase_balance(double *thick, const double *outflow, int nrows, int ncols)

@@ -3,7 +3,7 @@
 //
 // Rules of the lab:
 //  - port serial.c: the same arithmetic in the same order, written here (the shared cell
-//    functions of labkit/sciddicat.h are not allowed in this lab): results are compared
+//    functions of sciddicat/sciddicat.h are not allowed in this lab): results are compared
 //    bit for bit;
 //  - check every CUDA call with LK_CUDA_TRY(err, call) and every launch with
 //    LK_LAUNCH_TRY(err), and free the device memory on every path, failures included;
@@ -11,7 +11,7 @@
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 // TODO 1: a kernel for serial.c's reset_flows: one thread per interior cell.
 

@@ -20,7 +20,7 @@
  * steps is at most exp(2 K^2 h^2 S): 1.02 after 1e4 steps, so every run of the kit stays
  * close to the exact (energy-conserving) motion.
  *
- * lk_vstring_point_step() is `static inline` and `__host__ __device__` under nvcc: the serial
+ * vstring_point_step() is `static inline` and `__host__ __device__` under nvcc: the serial
  * reference and every kernel do exactly the same arithmetic in the same order, so their
  * results are identical to the bit (labs/README.md, "Numerical policy").
  */
@@ -46,36 +46,36 @@ extern "C" {
 #endif
 
 /** The string constant K^2 (K = 1). */
-#define LK_VSTRING_K2 1.0
+#define VSTRING_K2 1.0
 /** The Euler step h. */
-#define LK_VSTRING_H 1e-3
+#define VSTRING_H 1e-3
 /** Bytes a one-step-per-launch step moves per component: read 8, write 8. */
-#define LK_VSTRING_BYTES_PER_COMPONENT_STEP 16.0
+#define VSTRING_BYTES_PER_COMPONENT_STEP 16.0
 /** Most mass points of a generated string (2N doubles must be indexable by an int). */
-#define LK_VSTRING_MAX_POINTS 500000000
+#define VSTRING_MAX_POINTS 500000000
 
 /** The initial states `--gen KIND:1xN:SEED` makes. */
-typedef enum lk_vstring_kind {
-    LK_VSTRING_SINE = 0,  /**< u = sin(q pi (p + 1) / (N + 1)), v = 0, q = 1 + SEED mod N. */
-    LK_VSTRING_PLUCK = 1, /**< Triangle of height 1 peaking at a point the seed picks, v = 0. */
-    LK_VSTRING_RANDOM = 2 /**< u and v uniform in [-1, 1) from the seed. */
-} lk_vstring_kind;
+typedef enum vstring_kind {
+    VSTRING_SINE = 0,  /**< u = sin(q pi (p + 1) / (N + 1)), v = 0, q = 1 + SEED mod N. */
+    VSTRING_PLUCK = 1, /**< Triangle of height 1 peaking at a point the seed picks, v = 0. */
+    VSTRING_RANDOM = 2 /**< u and v uniform in [-1, 1) from the seed. */
+} vstring_kind;
 
 /** A parsed generator spec. */
-typedef struct lk_vstring_spec {
-    lk_vstring_kind kind;    /**< The initial state. */
+typedef struct vstring_spec {
+    vstring_kind kind;    /**< The initial state. */
     int n;                   /**< Mass points N. */
     unsigned long long seed; /**< Its seed. */
-} lk_vstring_spec;
+} vstring_spec;
 
 /** A string: N mass points and the initial state y0 (2N doubles, interleaved). */
-typedef struct lk_vstring {
+typedef struct vstring {
     int n;      /**< Mass points N >= 1. */
     double *y0; /**< Initial state, 2N doubles. */
-} lk_vstring;
+} vstring;
 
 /** Components of the state of @p sim: 2N. */
-static inline size_t lk_vstring_components(const lk_vstring *sim)
+static inline size_t vstring_components(const vstring *sim)
 {
     return 2 * (size_t)sim->n;
 }
@@ -85,41 +85,41 @@ static inline size_t lk_vstring_components(const lk_vstring *sim)
  * u_p and v_p at level t + 1. Pass 0 for a neighbour beyond a fixed end. The arithmetic is
  * the serial reference's `y[j] + h * f_j(y)` with f_j the thesis's ode_eval_comp.
  */
-LK_HD static inline void lk_vstring_point_step(double u_left, double u, double u_right,
+LK_HD static inline void vstring_point_step(double u_left, double u, double u_right,
                                                double v, double *u_new, double *v_new)
 {
-    *u_new = u + LK_VSTRING_H * v;
-    *v_new = v + LK_VSTRING_H * (LK_VSTRING_K2 * (u_left - 2.0 * u + u_right));
+    *u_new = u + VSTRING_H * v;
+    *v_new = v + VSTRING_H * (VSTRING_K2 * (u_left - 2.0 * u + u_right));
 }
 
 /** Parse `sine:1xN:SEED`, `pluck:1xN:SEED` or `random:1xN:SEED` (the string is 1-D: one row). */
-int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err);
+int vstring_spec_parse(const char *s, vstring_spec *out, lk_error *err);
 
-/** Make the initial state of @p spec (allocates sim->y0; free with lk_vstring_free()). */
-int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *err);
+/** Make the initial state of @p spec (allocates sim->y0; free with vstring_free()). */
+int vstring_generate(const vstring_spec *spec, vstring *sim, lk_error *err);
 
-/** How the manifest's datasets of this model and `--gen` specs become an lk_vstring
+/** How the manifest's datasets of this model and `--gen` specs become an vstring
     (lk_dataset_load(), lk_run_open_dataset()). */
-extern const lk_dataset_kind lk_vstring_datasets;
+extern const lk_dataset_kind vstring_datasets;
 /** Load manifest dataset @p name (model `vstring`): its state, steps and md5 (either may be
     NULL). */
-int lk_vstring_load_dataset(const char *manifest_path, const char *name, lk_vstring *sim,
+int vstring_load_dataset(const char *manifest_path, const char *name, vstring *sim,
                             int *steps, char *md5, lk_error *err);
 
 /** Free the string's state (safe on a zeroed struct). */
-void lk_vstring_free(lk_vstring *sim);
+void vstring_free(vstring *sim);
 
 /** md5 of a state of @p n points as raw little-endian doubles (what `--bin` writes). */
-int lk_vstring_md5(const double *y, int n, char hex[33], lk_error *err);
+int vstring_md5(const double *y, int n, char hex[33], lk_error *err);
 
 /** Write a state as text: one line per point, `p u v` with 17 significant digits. */
-int lk_vstring_write_text(const char *path, const double *y, int n, lk_error *err);
+int vstring_write_text(const char *path, const double *y, int n, lk_error *err);
 
 /**
  * The serial reference (common/models/vstring/serial.c): @p steps explicit Euler steps of
  * the string from sim->y0 into @p y_out (2N doubles).
  */
-int lk_vstring_serial(const lk_vstring *sim, int steps, double *y_out, lk_error *err);
+int vstring_serial(const vstring *sim, int steps, double *y_out, lk_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,25 +10,25 @@
 #define LABKIT_SCIDDICAT_DRIVER_H
 
 #include "labkit/harness.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** `--gen` and positional-file forms of the SciddicaT labs, for their lk_lab. */
-#define LK_SCIDDICAT_GEN_HELP "KIND:ROWSxCOLS:SEED, KIND valley, plane, dome or flood (e.g. valley:610x496:1)"
+#define SCIDDICAT_GEN_HELP "KIND:ROWSxCOLS:SEED, KIND valley, plane, dome or flood (e.g. valley:610x496:1)"
 /** Positional input forms of the SciddicaT labs (lk_lab::files_usage). */
-#define LK_SCIDDICAT_FILES_USAGE                                                           \
+#define SCIDDICAT_FILES_USAGE                                                           \
     "HEADER DEM SOURCE     (course layout: header + body files)\n"                        \
     "DEM.asc SOURCE.asc    (single-file ESRI grids)"
 
 /** Load the input @p run's options name into @p sim and tell the harness its shape.
     Default steps: the dataset's, else 4000. */
-int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim);
+int sciddicat_open(lk_run *run, sciddicat *sim);
 
 /** Hash the serial and GPU thickness, compare them, write `--out`, `--bin`, `--png`. */
-void lk_sciddicat_report(lk_run *run, const lk_sciddicat *sim);
+void sciddicat_report(lk_run *run, const sciddicat *sim);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* The vibrating-string steps of a lab driver: what only this model knows (its inputs, hash
    and comparison); the order of the steps is the lab's main.c. */
-#include "labkit/vstring_driver.h"
+#include "vstring/vstring_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,20 +8,20 @@
 #include "labkit/grid_io.h"
 #include "labkit/png.h"
 
-int lk_vstring_open(lk_run *run, lk_vstring *sim)
+int vstring_open(lk_run *run, vstring *sim)
 {
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
-    if (lk_run_open_dataset(run, &lk_vstring_datasets, sim, &dataset_steps) != 0)
+    if (lk_run_open_dataset(run, &vstring_datasets, sim, &dataset_steps) != 0)
         return -1;
-    run->steps = lk_run_choose_steps(run, dataset_steps, LK_VSTRING_DEFAULT_STEPS);
+    run->steps = lk_run_choose_steps(run, dataset_steps, VSTRING_DEFAULT_STEPS);
     snprintf(run->details, sizeof run->details, " (%d mass points, u and v interleaved; h %g)",
-             sim->n, LK_VSTRING_H);
-    const size_t bytes = lk_vstring_components(sim) * sizeof(double);
+             sim->n, VSTRING_H);
+    const size_t bytes = vstring_components(sim) * sizeof(double);
     /* One row of 2N cells; the copy yardstick moves one state, as a linear step does. */
     const lk_output_shape shape = {.rows = 1, .cols = 2 * sim->n, .fields = 1, .ghost = 0,
-                                   .bytes_per_cell_step = LK_VSTRING_BYTES_PER_COMPONENT_STEP,
+                                   .bytes_per_cell_step = VSTRING_BYTES_PER_COMPONENT_STEP,
                                    .copy_bytes = bytes};
     const void *inputs[1] = {sim->y0};
     const size_t input_bytes[1] = {bytes};
@@ -43,7 +43,7 @@ static int write_png(const char *path, const double *y, int n, const char *title
     return rc;
 }
 
-void lk_vstring_report(lk_run *run, const lk_vstring *sim)
+void vstring_report(lk_run *run, const vstring *sim)
 {
     if (run->status != 0 || run->opt.bench)
         return;
@@ -55,8 +55,8 @@ void lk_vstring_report(lk_run *run, const lk_vstring *sim)
     char title[320];
     snprintf(title, sizeof title, "String %s after %d steps: u (top row) and v along the string",
              run->label, run->steps);
-    if ((o->out && lk_vstring_write_text(o->out, y, sim->n, err) != 0) ||
-        (o->bin && lk_write_binary(o->bin, y, lk_vstring_components(sim), err) != 0) ||
+    if ((o->out && vstring_write_text(o->out, y, sim->n, err) != 0) ||
+        (o->bin && lk_write_binary(o->bin, y, vstring_components(sim), err) != 0) ||
         (o->png && write_png(o->png, y, sim->n, title, err) != 0))
         goto failed;
     return;

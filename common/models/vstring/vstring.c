@@ -1,6 +1,6 @@
-/* The vibrating string (labkit/vstring.h): generator specs, initial states, datasets,
+/* The vibrating string (vstring/vstring.h): generator specs, initial states, datasets,
    hashes and text output. The Euler steps are common/models/vstring/serial.c and the kernels. */
-#include "labkit/vstring.h"
+#include "vstring/vstring.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 static const char *forms = "use sine:1xN:SEED, pluck:1xN:SEED or random:1xN:SEED (N mass "
                            "points), e.g. pluck:1x1000:7";
 
-int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err)
+int vstring_spec_parse(const char *s, vstring_spec *out, lk_error *err)
 {
     char buf[128];
     if (strlen(s) >= sizeof buf)
@@ -29,18 +29,18 @@ int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err)
         if (seed)
             *seed++ = '\0';
     }
-    lk_vstring_spec spec = {0};
+    vstring_spec spec = {0};
     if (strcmp(kind, "sine") == 0)
-        spec.kind = LK_VSTRING_SINE;
+        spec.kind = VSTRING_SINE;
     else if (strcmp(kind, "pluck") == 0)
-        spec.kind = LK_VSTRING_PLUCK;
+        spec.kind = VSTRING_PLUCK;
     else if (strcmp(kind, "random") == 0)
-        spec.kind = LK_VSTRING_RANDOM;
+        spec.kind = VSTRING_RANDOM;
     else
         return lk_fail(err, "generator spec '%s': unknown kind '%s': %s", s, kind, forms);
     if (!dims || !seed)
         return lk_fail(err, "generator spec '%s' is malformed: %s", s, forms);
-    /* Not lk_parse_grid_size: a string has up to LK_VSTRING_MAX_POINTS points in its row. */
+    /* Not lk_parse_grid_size: a string has up to VSTRING_MAX_POINTS points in its row. */
     char *x = strchr(dims, 'x');
     if (!x)
         return lk_fail(err, "generator spec '%s': size '%s' is not ROWSxCOLS: %s", s, dims, forms);
@@ -48,7 +48,7 @@ int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err)
     int rows = 0;
     lk_error sub;
     if (lk_parse_int("rows", dims, 1, 1000000, &rows, &sub) != 0 ||
-        lk_parse_int("mass points N", x, 1, LK_VSTRING_MAX_POINTS, &spec.n, &sub) != 0 ||
+        lk_parse_int("mass points N", x, 1, VSTRING_MAX_POINTS, &spec.n, &sub) != 0 ||
         lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
         return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
     if (rows != 1)
@@ -58,12 +58,12 @@ int lk_vstring_spec_parse(const char *s, lk_vstring_spec *out, lk_error *err)
     return 0;
 }
 
-int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *err)
+int vstring_generate(const vstring_spec *spec, vstring *sim, lk_error *err)
 {
     const int n = spec->n;
-    if (n < 1 || n > LK_VSTRING_MAX_POINTS)
+    if (n < 1 || n > VSTRING_MAX_POINTS)
         return lk_fail(err, "string of %d mass points: N must be from 1 to %d", n,
-                       LK_VSTRING_MAX_POINTS);
+                       VSTRING_MAX_POINTS);
     double *y = malloc(2 * (size_t)n * sizeof *y);
     if (!y)
         return lk_fail(err, "out of memory for a string of %d mass points", n);
@@ -76,14 +76,14 @@ int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *
     for (int p = 0; p < n; p++) {
         double u = 0.0, v = 0.0;
         switch (spec->kind) {
-        case LK_VSTRING_SINE:
+        case VSTRING_SINE:
             u = sin(q * pi * (p + 1) / (n + 1.0));
             break;
-        case LK_VSTRING_PLUCK:
+        case VSTRING_PLUCK:
             /* Zero at the fixed ends u_{-1} and u_N, 1 at the peak, straight in between. */
             u = p <= peak ? (p + 1.0) / (peak + 1.0) : (double)(n - p) / (n - peak);
             break;
-        case LK_VSTRING_RANDOM:
+        case VSTRING_RANDOM:
             u = 2.0 * lk_rng_uniform(&rng) - 1.0;
             v = 2.0 * lk_rng_uniform(&rng) - 1.0;
             break;
@@ -99,34 +99,34 @@ int lk_vstring_generate(const lk_vstring_spec *spec, lk_vstring *sim, lk_error *
 /* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
 static int generate_from_spec(const char *text, void *problem, lk_error *err)
 {
-    lk_vstring_spec spec;
-    if (lk_vstring_spec_parse(text, &spec, err) != 0)
+    vstring_spec spec;
+    if (vstring_spec_parse(text, &spec, err) != 0)
         return LK_BAD_SPEC;
-    return lk_vstring_generate(&spec, problem, err);
+    return vstring_generate(&spec, problem, err);
 }
 
-const lk_dataset_kind lk_vstring_datasets = {
+const lk_dataset_kind vstring_datasets = {
     .model = "vstring", .noun = "string", .generate = generate_from_spec};
 
-int lk_vstring_load_dataset(const char *manifest_path, const char *name, lk_vstring *sim,
+int vstring_load_dataset(const char *manifest_path, const char *name, vstring *sim,
                             int *steps, char *md5, lk_error *err)
 {
-    return lk_dataset_load(&lk_vstring_datasets, manifest_path, name, sim, steps, md5, err);
+    return lk_dataset_load(&vstring_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
-void lk_vstring_free(lk_vstring *sim)
+void vstring_free(vstring *sim)
 {
     free(sim->y0);
     sim->y0 = NULL;
     sim->n = 0;
 }
 
-int lk_vstring_md5(const double *y, int n, char hex[33], lk_error *err)
+int vstring_md5(const double *y, int n, char hex[33], lk_error *err)
 {
     return lk_binary_md5(y, 2 * (size_t)n, hex, err);
 }
 
-int lk_vstring_write_text(const char *path, const double *y, int n, lk_error *err)
+int vstring_write_text(const char *path, const double *y, int n, lk_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)

@@ -1,4 +1,4 @@
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include "labkit/manifest.h"
 #include "labkit/parallel.h"
 
-int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err)
+int sciddicat_terrain_parse(const char *name, sciddicat_terrain *out, lk_error *err)
 {
     if (strcmp(name, "valley") == 0)
         *out = LK_TERRAIN_VALLEY;
@@ -25,7 +25,7 @@ int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_e
     return 0;
 }
 
-const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t)
+const char *sciddicat_terrain_name(sciddicat_terrain t)
 {
     return t == LK_TERRAIN_PLANE   ? "plane"
            : t == LK_TERRAIN_DOME  ? "dome"
@@ -33,7 +33,7 @@ const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t)
                                    : "valley";
 }
 
-int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err)
+int sciddicat_spec_parse(const char *s, sciddicat_spec *out, lk_error *err)
 {
     char buf[128];
     if (strlen(s) >= sizeof buf)
@@ -49,10 +49,10 @@ int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err
     if (!dims || !seed)
         return lk_fail(err, "generator spec '%s' is malformed: use KIND:ROWSxCOLS:SEED, "
                             "e.g. valley:610x496:1", s);
-    lk_sciddicat_spec spec;
+    sciddicat_spec spec;
     int rows, cols;
     lk_error sub;
-    if (lk_sciddicat_terrain_parse(kind, &spec.terrain, &sub) != 0 ||
+    if (sciddicat_terrain_parse(kind, &spec.terrain, &sub) != 0 ||
         lk_parse_grid_size(dims, &rows, &cols, &sub) != 0 ||
         lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
         return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
@@ -93,7 +93,7 @@ static double value_noise(uint64_t seed, uint64_t octave, int i, int j, int spac
 /* Millimetre resolution, like a surveyed DEM; k / 1000.0 is the double nearest to k mm. */
 static double to_mm(double v) { return floor(v * 1000.0 + 0.5) / 1000.0; }
 
-int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
+int sciddicat_generate(const sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
                           double *source, lk_error *err)
 {
     const int rows = spec->rows, cols = spec->cols;
@@ -141,17 +141,17 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
             else
                 z += 4.0 * dx + 1.5 * value_noise(spec->seed, 1, i, j, 8) +
                      0.4 * value_noise(spec->seed, 2, i, j, 3);
-            dem[lk_sciddicat_at(i, j, cols)] = to_mm(z);
+            dem[sciddicat_at(i, j, cols)] = to_mm(z);
 
             double di = (i - blob_i) / blob_r, dj = (j - centre_j) / blob_r;
             double d2 = di * di + dj * dj;
             int interior = i > 0 && j > 0 && i < rows - 1 && j < cols - 1;
             if (flood)
                 /* Debris 0.5 to 1.5 m thick on every interior cell. */
-                source[lk_sciddicat_at(i, j, cols)] =
+                source[sciddicat_at(i, j, cols)] =
                     interior ? to_mm(1.0 + 0.5 * value_noise(spec->seed, 3, i, j, 16)) : 0.0;
             else
-                source[lk_sciddicat_at(i, j, cols)] =
+                source[sciddicat_at(i, j, cols)] =
                     interior && d2 < 1.0 ? to_mm(6.0 * (1.0 - d2)) : 0.0;
         }
     hdr->ncols = cols;
@@ -165,25 +165,25 @@ int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, do
 
 /* The course's initialisation: the DEM includes the landslide body, so its thickness is
    removed from the interior cells to get the sliding surface. */
-static void initialise(lk_sciddicat *sim)
+static void initialise(sciddicat *sim)
 {
 #pragma omp parallel for schedule(static) if ((long)sim->rows * sim->cols >= LK_PARALLEL_MIN_CELLS)
     for (int i = 1; i < sim->rows - 1; i++)
         for (int j = 1; j < sim->cols - 1; j++) {
-            size_t at = lk_sciddicat_at(i, j, sim->cols);
+            size_t at = sciddicat_at(i, j, sim->cols);
             if (sim->h0[at] > 0.0)
                 sim->z[at] = sim->z[at] - sim->h0[at];
         }
 }
 
-static int allocate(lk_sciddicat *sim, const lk_grid_header *hdr, lk_error *err)
+static int allocate(sciddicat *sim, const lk_grid_header *hdr, lk_error *err)
 {
     memset(sim, 0, sizeof *sim);
     size_t n = (size_t)hdr->nrows * (size_t)hdr->ncols;
     sim->z = malloc(n * sizeof *sim->z);
     sim->h0 = malloc(n * sizeof *sim->h0);
     if (!sim->z || !sim->h0) {
-        lk_sciddicat_free(sim);
+        sciddicat_free(sim);
         return lk_fail(err, "out of memory for a %d x %d grid (%.1f MiB): use a smaller grid",
                        hdr->nrows, hdr->ncols, 2.0 * n * sizeof(double) / 1048576.0);
     }
@@ -194,11 +194,11 @@ static int allocate(lk_sciddicat *sim, const lk_grid_header *hdr, lk_error *err)
 }
 
 /* A negative thickness is not debris: reject it rather than simulate nonsense. */
-static int check_source(const lk_sciddicat *sim, const char *path, lk_error *err)
+static int check_source(const sciddicat *sim, const char *path, lk_error *err)
 {
     for (int i = 0; i < sim->rows; i++)
         for (int j = 0; j < sim->cols; j++) {
-            double h = sim->h0[lk_sciddicat_at(i, j, sim->cols)];
+            double h = sim->h0[sciddicat_at(i, j, sim->cols)];
             if (h < 0.0)
                 return lk_fail(err, "%s: cell (row %d, col %d) has thickness %g: the source "
                                     "thickness must be >= 0 (is this the DEM by mistake?)",
@@ -207,29 +207,29 @@ static int check_source(const lk_sciddicat *sim, const char *path, lk_error *err
     return 0;
 }
 
-/* The limits that make skipping still cells exact (lk_sciddicat_is_still): far beyond any
+/* The limits that make skipping still cells exact (sciddicat_is_still): far beyond any
    terrain, so only a unit mistake or a corrupted file meets them. */
-static int check_scale(const lk_sciddicat *sim, const char *path, lk_error *err)
+static int check_scale(const sciddicat *sim, const char *path, lk_error *err)
 {
     double total = 0.0;
     for (int i = 0; i < sim->rows; i++)
         for (int j = 0; j < sim->cols; j++) {
-            const size_t at = lk_sciddicat_at(i, j, sim->cols);
-            if (fabs(sim->z[at]) > LK_SCIDDICAT_MAX_ALTITUDE)
+            const size_t at = sciddicat_at(i, j, sim->cols);
+            if (fabs(sim->z[at]) > SCIDDICAT_MAX_ALTITUDE)
                 return lk_fail(err, "%s: cell (row %d, col %d) has altitude %g m: altitudes "
                                     "must be within +-%g m (are the units metres?)",
-                               path, i, j, sim->z[at], LK_SCIDDICAT_MAX_ALTITUDE);
+                               path, i, j, sim->z[at], SCIDDICAT_MAX_ALTITUDE);
             total += sim->h0[at];
         }
-    if (total > LK_SCIDDICAT_MAX_TOTAL_THICKNESS)
+    if (total > SCIDDICAT_MAX_TOTAL_THICKNESS)
         return lk_fail(err, "%s: the thicknesses add up to %g m: the total must be at most %g m "
                             "(are the units metres?)",
-                       path, total, LK_SCIDDICAT_MAX_TOTAL_THICKNESS);
+                       path, total, SCIDDICAT_MAX_TOTAL_THICKNESS);
     return 0;
 }
 
-int lk_sciddicat_load(const char *header, const char *dem, const char *source,
-                      lk_sciddicat *sim, lk_error *err)
+int sciddicat_load(const char *header, const char *dem, const char *source,
+                      sciddicat *sim, lk_error *err)
 {
     lk_grid_header hdr;
     if (lk_read_header(header, &hdr, err) != 0 || allocate(sim, &hdr, err) != 0)
@@ -237,14 +237,14 @@ int lk_sciddicat_load(const char *header, const char *dem, const char *source,
     if (lk_read_body(dem, hdr.nrows, hdr.ncols, sim->z, err) != 0 ||
         lk_read_body(source, hdr.nrows, hdr.ncols, sim->h0, err) != 0 ||
         check_source(sim, source, err) != 0 || check_scale(sim, dem, err) != 0) {
-        lk_sciddicat_free(sim);
+        sciddicat_free(sim);
         return -1;
     }
     initialise(sim);
     return 0;
 }
 
-int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim,
+int sciddicat_load_asc(const char *dem, const char *source, sciddicat *sim,
                           lk_error *err)
 {
     lk_grid_header hdem, hsrc;
@@ -268,14 +268,14 @@ int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim
             initialise(sim);
             rc = 0;
         } else
-            lk_sciddicat_free(sim);
+            sciddicat_free(sim);
     }
     lk_grid_free(&gdem);
     lk_grid_free(&gsrc);
     return rc;
 }
 
-int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim,
+int sciddicat_load_generated(const sciddicat_spec *spec, sciddicat *sim,
                                 lk_error *err)
 {
     lk_grid_header hdr = {.nrows = spec->rows, .ncols = spec->cols};
@@ -284,9 +284,9 @@ int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim
                        spec->rows, spec->cols);
     if (allocate(sim, &hdr, err) != 0)
         return -1;
-    if (lk_sciddicat_generate(spec, &sim->hdr, sim->z, sim->h0, err) != 0 ||
+    if (sciddicat_generate(spec, &sim->hdr, sim->z, sim->h0, err) != 0 ||
         check_scale(sim, "generator", err) != 0) {
-        lk_sciddicat_free(sim);
+        sciddicat_free(sim);
         return -1;
     }
     initialise(sim);
@@ -296,10 +296,10 @@ int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim
 /* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
 static int generate_from_spec(const char *text, void *problem, lk_error *err)
 {
-    lk_sciddicat_spec spec;
-    if (lk_sciddicat_spec_parse(text, &spec, err) != 0)
+    sciddicat_spec spec;
+    if (sciddicat_spec_parse(text, &spec, err) != 0)
         return LK_BAD_SPEC;
-    return lk_sciddicat_load_generated(&spec, problem, err);
+    return sciddicat_load_generated(&spec, problem, err);
 }
 
 /* A stored dataset's three files in the course layout: DIR/sciddicat/NAME_*.txt. */
@@ -309,20 +309,20 @@ static int load_stored(const char *dir, const char *name, void *problem, lk_erro
     snprintf(header, sizeof header, "%s/sciddicat/%s_header.txt", dir, name);
     snprintf(dem, sizeof dem, "%s/sciddicat/%s_dem.txt", dir, name);
     snprintf(source, sizeof source, "%s/sciddicat/%s_source.txt", dir, name);
-    return lk_sciddicat_load(header, dem, source, problem, err);
+    return sciddicat_load(header, dem, source, problem, err);
 }
 
-const lk_dataset_kind lk_sciddicat_datasets = {
+const lk_dataset_kind sciddicat_datasets = {
     .model = "sciddicat", .noun = "SciddicaT", .generate = generate_from_spec,
     .load_stored = load_stored};
 
-int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
+int sciddicat_load_dataset(const char *manifest_path, const char *name, sciddicat *sim,
                               int *steps, char *md5, lk_error *err)
 {
-    return lk_dataset_load(&lk_sciddicat_datasets, manifest_path, name, sim, steps, md5, err);
+    return lk_dataset_load(&sciddicat_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
-void lk_sciddicat_free(lk_sciddicat *sim)
+void sciddicat_free(sciddicat *sim)
 {
     free(sim->z);
     free(sim->h0);

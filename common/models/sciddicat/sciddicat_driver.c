@@ -1,6 +1,6 @@
 /* The SciddicaT steps of a lab driver: what only this model knows (its inputs, hash,
    comparison and pictures); the order of the steps is each lab's main.c. */
-#include "labkit/sciddicat_driver.h"
+#include "sciddicat/sciddicat_driver.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,16 +10,16 @@
 #include "labkit/png.h"
 
 /* The input files the command line names, in the course layout or as ESRI grids. */
-static int load_files(const lk_options *o, lk_sciddicat *sim, char *label, size_t size,
+static int load_files(const lk_options *o, sciddicat *sim, char *label, size_t size,
                       lk_error *err)
 {
     if (o->nfiles == 3) {
         snprintf(label, size, "%s", o->files[1]);
-        return lk_sciddicat_load(o->files[0], o->files[1], o->files[2], sim, err);
+        return sciddicat_load(o->files[0], o->files[1], o->files[2], sim, err);
     }
     if (o->nfiles == 2) {
         snprintf(label, size, "%s", o->files[0]);
-        if (lk_sciddicat_load_asc(o->files[0], o->files[1], sim, err) == 0)
+        if (sciddicat_load_asc(o->files[0], o->files[1], sim, err) == 0)
             return 0;
         /* Two of the course layout's three files read as ESRI grids fail on the header:
            say which forms there are. */
@@ -33,13 +33,13 @@ static int load_files(const lk_options *o, lk_sciddicat *sim, char *label, size_
                         "or use --dataset/--gen (see -h)", o->nfiles);
 }
 
-int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim)
+int sciddicat_open(lk_run *run, sciddicat *sim)
 {
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
     if (run->opt.dataset || run->opt.gen) {
-        if (lk_run_open_dataset(run, &lk_sciddicat_datasets, sim, &dataset_steps) != 0)
+        if (lk_run_open_dataset(run, &sciddicat_datasets, sim, &dataset_steps) != 0)
             return -1;
     } else if (load_files(&run->opt, sim, run->label, sizeof run->label, &run->err) != 0)
         return lk_run_fail(run);
@@ -47,15 +47,15 @@ int lk_sciddicat_open(lk_run *run, lk_sciddicat *sim)
     const size_t n = (size_t)sim->rows * sim->cols;
     /* The copy yardstick moves as many bytes as the four outflow layers a step rewrites. */
     const lk_output_shape shape = {.rows = sim->rows, .cols = sim->cols, .fields = 1,
-                                   .bytes_per_cell_step = LK_SCIDDICAT_BYTES_PER_CELL_STEP,
-                                   .min_bytes_per_cell_step = LK_SCIDDICAT_MIN_BYTES_PER_CELL_STEP,
+                                   .bytes_per_cell_step = SCIDDICAT_BYTES_PER_CELL_STEP,
+                                   .min_bytes_per_cell_step = SCIDDICAT_MIN_BYTES_PER_CELL_STEP,
                                    .copy_bytes = 4 * n * sizeof(double)};
     const void *inputs[2] = {sim->z, sim->h0};
     const size_t bytes[2] = {n * sizeof(double), n * sizeof(double)};
     return lk_run_loaded(run, &shape, 2, inputs, bytes);
 }
 
-void lk_sciddicat_report(lk_run *run, const lk_sciddicat *sim)
+void sciddicat_report(lk_run *run, const sciddicat *sim)
 {
     if (run->status != 0 || run->opt.bench)
         return;
@@ -84,7 +84,7 @@ void lk_sciddicat_report(lk_run *run, const lk_sciddicat *sim)
     if ((o->out && lk_write_course_text(o->out, h, rows, cols, err) != 0) ||
         (o->bin && lk_write_binary(o->bin, h, n, err) != 0) ||
         (o->png && lk_png_terrain(o->png, sim->z, h, rows, cols, sim->hdr.cellsize,
-                                  LK_SCIDDICAT_P_EPSILON, title, err) != 0))
+                                  SCIDDICAT_P_EPSILON, title, err) != 0))
         goto failed;
     return;
 failed:

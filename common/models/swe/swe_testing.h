@@ -10,78 +10,78 @@
 #include <math.h>
 #include <string.h>
 
-#include "labkit/swe.h"
-#include "labkit/swe_driver.h"
+#include "swe/swe.h"
+#include "swe/swe_driver.h"
 
 /** A shallow-water lab's GPU entry point, as the tests call it. */
-typedef int (*lk_swe_test_fn)(const lk_swe *sim, int steps, const lk_swe_fields *out,
+typedef int (*swe_test_fn)(const swe *sim, int steps, const swe_fields *out,
                               int block_x, int block_y, lk_error *err);
 #include "labkit/testing.h"
 
 /** Load manifest dataset @p name (model swe); fail the test if not. */
-static inline void lk_test_swe_load(const char *name, lk_swe *sim, int *steps, char md5[33])
+static inline void lk_test_swe_load(const char *name, swe *sim, int *steps, char md5[33])
 {
     char manifest[4096];
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_swe_load_dataset(manifest, name, sim, steps, md5, &err), &err);
+    LK_ASSERT_OK(swe_load_dataset(manifest, name, sim, steps, md5, &err), &err);
 }
 
 /** Generate the problem of spec @p spec (e.g. "dam:37x53"); fail the test if not. */
-static inline void lk_test_swe_gen(const char *spec, lk_swe *sim)
+static inline void lk_test_swe_gen(const char *spec, swe *sim)
 {
-    lk_swe_spec s;
+    swe_spec s;
     lk_error err;
-    LK_ASSERT_OK(lk_swe_spec_parse(spec, &s, &err), &err);
-    LK_ASSERT_OK(lk_swe_generate(&s, sim, &err), &err);
+    LK_ASSERT_OK(swe_spec_parse(spec, &s, &err), &err);
+    LK_ASSERT_OK(swe_generate(&s, sim, &err), &err);
 }
 
 /** Allocate the fields of a state of @p sim's size; fail the test if not. */
-static inline void lk_test_swe_fields(const lk_swe *sim, lk_swe_fields *f)
+static inline void lk_test_swe_fields(const swe *sim, swe_fields *f)
 {
     lk_error err;
-    LK_ASSERT_OK(lk_swe_fields_alloc(f, sim->rows, sim->cols, &err), &err);
+    LK_ASSERT_OK(swe_fields_alloc(f, sim->rows, sim->cols, &err), &err);
 }
 
 /** Allocate @p out and run the serial reference for @p steps steps into it. */
-static inline void lk_test_swe_serial(const lk_swe *sim, int steps, lk_swe_fields *out)
+static inline void lk_test_swe_serial(const swe *sim, int steps, swe_fields *out)
 {
     lk_error err;
     lk_test_swe_fields(sim, out);
-    LK_ASSERT_OK(lk_swe_serial(sim, steps, out, &err), &err);
+    LK_ASSERT_OK(swe_serial(sim, steps, out, &err), &err);
 }
 
 /** Fill all three fields of @p f, ghost layers included, with the NaN poison. */
-static inline void lk_test_swe_poison(const lk_swe *sim, const lk_swe_fields *f)
+static inline void lk_test_swe_poison(const swe *sim, const swe_fields *f)
 {
-    lk_poison(f->Z, lk_swe_cells(sim));
-    lk_poison(f->Qx, lk_swe_cells(sim));
-    lk_poison(f->Qy, lk_swe_cells(sim));
+    lk_poison(f->Z, swe_cells(sim));
+    lk_poison(f->Qx, swe_cells(sim));
+    lk_poison(f->Qy, swe_cells(sim));
 }
 
 /** Poison the ghost layer of @p f only (a state whose walls have not been applied yet). */
-static inline void lk_test_swe_poison_ghosts(const lk_swe *sim, const lk_swe_fields *f)
+static inline void lk_test_swe_poison_ghosts(const swe *sim, const swe_fields *f)
 {
     const int width = sim->cols + 2;
     double *fields[3] = {f->Z, f->Qx, f->Qy};
     for (int k = 0; k < 3; k++) {
         for (int j = 0; j < width; j++) {
-            lk_poison(&fields[k][lk_swe_at(0, j, width)], 1);
-            lk_poison(&fields[k][lk_swe_at(sim->rows + 1, j, width)], 1);
+            lk_poison(&fields[k][swe_at(0, j, width)], 1);
+            lk_poison(&fields[k][swe_at(sim->rows + 1, j, width)], 1);
         }
         for (int i = 1; i <= sim->rows; i++) {
-            lk_poison(&fields[k][lk_swe_at(i, 0, width)], 1);
-            lk_poison(&fields[k][lk_swe_at(i, sim->cols + 1, width)], 1);
+            lk_poison(&fields[k][swe_at(i, 0, width)], 1);
+            lk_poison(&fields[k][swe_at(i, sim->cols + 1, width)], 1);
         }
     }
 }
 
 /** Fail with the explanation unless the interiors of two states are bit-identical. */
-static inline void lk_test_swe_assert_eq(const lk_swe *sim, const lk_swe_fields *expected,
-                                         const lk_swe_fields *got, const char *what)
+static inline void lk_test_swe_assert_eq(const swe *sim, const swe_fields *expected,
+                                         const swe_fields *got, const char *what)
 {
     char buf[6144];
-    if (lk_swe_compare(sim, expected, got, 6, what, NULL, buf, sizeof buf) != 0)
+    if (swe_compare(sim, expected, got, 6, what, NULL, buf, sizeof buf) != 0)
         cr_assert_fail("%s", buf);
 }
 
@@ -90,10 +90,10 @@ static inline void lk_test_swe_assert_eq(const lk_swe *sim, const lk_swe_fields 
  * closed: the averages keep the sum of Z under the even ghost copies, and the flux
  * differences cancel in the sum under the odd ones).
  */
-static inline void lk_test_swe_check_mass(const lk_swe *sim, const lk_swe_fields *q,
+static inline void lk_test_swe_check_mass(const swe *sim, const swe_fields *q,
                                           const char *what)
 {
-    double before = lk_swe_mass(sim, &sim->q), after = lk_swe_mass(sim, q);
+    double before = swe_mass(sim, &sim->q), after = swe_mass(sim, q);
     cr_assert(fabs(after - before) <= 1e-12 * before,
               "%s: water volume not conserved: %.17g m^3 at the start, %.17g m^3 at the end "
               "(relative change %.3g, allowed 1e-12)", what, before, after,
@@ -105,7 +105,7 @@ static inline void lk_test_swe_check_mass(const lk_swe *sim, const lk_swe_fields
  * discharge along it stays exactly 0. @p along_j: 1 for `dam` (uniform along j, Qy = 0),
  * 0 for `damrot` (uniform along i, Qx = 0).
  */
-static inline void lk_test_swe_check_uniform(const lk_swe *sim, const lk_swe_fields *q,
+static inline void lk_test_swe_check_uniform(const swe *sim, const swe_fields *q,
                                              int along_j, const char *what)
 {
     const int width = sim->cols + 2;
@@ -113,8 +113,8 @@ static inline void lk_test_swe_check_uniform(const lk_swe *sim, const lk_swe_fie
     const char *nname = along_j ? "Qx" : "Qy", *aname = along_j ? "Qy" : "Qx";
     for (int i = 1; i <= sim->rows; i++)
         for (int j = 1; j <= sim->cols; j++) {
-            size_t at = lk_swe_at(i, j, width);
-            size_t ref = along_j ? lk_swe_at(i, 1, width) : lk_swe_at(1, j, width);
+            size_t at = swe_at(i, j, width);
+            size_t ref = along_j ? swe_at(i, 1, width) : swe_at(1, j, width);
             cr_assert(memcmp(&q->Z[at], &q->Z[ref], sizeof(double)) == 0,
                       "%s: the dam is uniform along %s, but Z(%d, %d) = %.17g differs from "
                       "Z(%d, %d) = %.17g", what, along_j ? "j" : "i", i, j, q->Z[at],
@@ -138,26 +138,26 @@ static inline double lk_test_swe_stoker_l1(int n, double window)
 {
     char spec[64];
     snprintf(spec, sizeof spec, "dam:%dx2", n);
-    lk_swe sim;
-    lk_swe_fields out;
+    swe sim;
+    swe_fields out;
     lk_stoker st;
     lk_error err;
     int steps;
     lk_test_swe_gen(spec, &sim);
-    LK_ASSERT_OK(lk_swe_steps_for_time(&sim, 5.0, &steps, &err), &err);
+    LK_ASSERT_OK(swe_steps_for_time(&sim, 5.0, &steps, &err), &err);
     lk_test_swe_serial(&sim, steps, &out);
-    LK_ASSERT_OK(lk_stoker_solve(LK_SWE_DEEP, LK_SWE_SHALLOW, LK_SWE_G, &st, &err), &err);
+    LK_ASSERT_OK(lk_stoker_solve(SWE_DEEP, SWE_SHALLOW, SWE_G, &st, &err), &err);
     const double t = steps * sim.dt;
     double e = 0.0;
     for (int i = 1; i <= sim.rows; i++) {
-        double xi = (i - 0.5) * sim.dx - LK_SWE_DAM_AT, h, u;
+        double xi = (i - 0.5) * sim.dx - SWE_DAM_AT, h, u;
         if (window > 0.0 && fabs(xi) > window)
             continue;
         lk_stoker_eval(&st, xi, t, &h, &u);
-        e += fabs(out.Z[lk_swe_at(i, 1, sim.cols + 2)] - h) * sim.dx;
+        e += fabs(out.Z[swe_at(i, 1, sim.cols + 2)] - h) * sim.dx;
     }
-    lk_swe_fields_free(&out);
-    lk_swe_free(&sim);
+    swe_fields_free(&out);
+    swe_free(&sim);
     return e;
 }
 
@@ -165,17 +165,17 @@ static inline double lk_test_swe_stoker_l1(int n, double window)
  * Make @p t (allocated here, of size cols x rows) the transpose of state @p q of @p sim:
  * t(j, i) = q(i, j) with Qx and Qy swapped, ghost layers included.
  */
-static inline void lk_test_swe_transpose(const lk_swe *sim, const lk_swe_fields *q,
-                                         lk_swe_fields *t)
+static inline void lk_test_swe_transpose(const swe *sim, const swe_fields *q,
+                                         swe_fields *t)
 {
     lk_error err;
-    LK_ASSERT_OK(lk_swe_fields_alloc(t, sim->cols, sim->rows, &err), &err);
+    LK_ASSERT_OK(swe_fields_alloc(t, sim->cols, sim->rows, &err), &err);
     const int w = sim->cols + 2, tw = sim->rows + 2;
     for (int i = 0; i < sim->rows + 2; i++)
         for (int j = 0; j < sim->cols + 2; j++) {
-            t->Z[lk_swe_at(j, i, tw)] = q->Z[lk_swe_at(i, j, w)];
-            t->Qx[lk_swe_at(j, i, tw)] = q->Qy[lk_swe_at(i, j, w)];
-            t->Qy[lk_swe_at(j, i, tw)] = q->Qx[lk_swe_at(i, j, w)];
+            t->Z[swe_at(j, i, tw)] = q->Z[swe_at(i, j, w)];
+            t->Qx[swe_at(j, i, tw)] = q->Qy[swe_at(i, j, w)];
+            t->Qy[swe_at(j, i, tw)] = q->Qx[swe_at(i, j, w)];
         }
 }
 
@@ -184,8 +184,8 @@ static inline void lk_test_swe_transpose(const lk_swe *sim, const lk_swe_fields 
  * the output and every device allocation poisoned; fail with the function's message if it
  * reports an error.
  */
-static inline void lk_test_swe_run_gpu(lk_swe_test_fn fn, const lk_swe *sim, int steps,
-                                       int block_x, int block_y, lk_swe_fields *out,
+static inline void lk_test_swe_run_gpu(swe_test_fn fn, const swe *sim, int steps,
+                                       int block_x, int block_y, swe_fields *out,
                                        const char *what)
 {
     lk_error err;
@@ -205,21 +205,21 @@ static inline void lk_test_swe_run_gpu(lk_swe_test_fn fn, const lk_swe *sim, int
  * poisoned) and compare with the serial reference bit for bit; when @p expected_md5 is
  * given, check that hash first and run serial only to explain a mismatch.
  */
-static inline void lk_test_swe_gpu_matches_serial(lk_swe_test_fn fn, const lk_swe *sim,
+static inline void lk_test_swe_gpu_matches_serial(swe_test_fn fn, const swe *sim,
                                                   int steps, int block_x, int block_y,
                                                   const char *expected_md5, const char *what)
 {
     char label[256];
     snprintf(label, sizeof label, "%s (%d x %d), %d steps, block %dx%d", what, sim->rows,
              sim->cols, steps, block_x, block_y);
-    lk_swe_fields got, expected;
+    swe_fields got, expected;
     lk_test_swe_run_gpu(fn, sim, steps, block_x, block_y, &got, label);
     lk_error err;
     if (expected_md5) {
         char hex[33];
-        LK_ASSERT_OK(lk_swe_md5(sim, &got, hex, &err), &err);
+        LK_ASSERT_OK(swe_md5(sim, &got, hex, &err), &err);
         if (strcmp(hex, expected_md5) == 0) {
-            lk_swe_fields_free(&got);
+            swe_fields_free(&got);
             return;
         }
     }
@@ -229,8 +229,8 @@ static inline void lk_test_swe_gpu_matches_serial(lk_swe_test_fn fn, const lk_sw
         cr_assert_fail("%s: the result equals the serial reference run here but not the "
                        "manifest hash %s: the serial reference itself changed", label,
                        expected_md5);
-    lk_swe_fields_free(&got);
-    lk_swe_fields_free(&expected);
+    swe_fields_free(&got);
+    swe_fields_free(&expected);
 }
 
 #endif

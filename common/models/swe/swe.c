@@ -1,4 +1,4 @@
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "labkit/png.h"
 #include "labkit/rng.h"
 
-int lk_swe_spec_parse(const char *s, lk_swe_spec *out, lk_error *err)
+int swe_spec_parse(const char *s, swe_spec *out, lk_error *err)
 {
     static const char *forms = "use dam:ROWSxCOLS, damrot:ROWSxCOLS or bumps:ROWSxCOLS:SEED, "
                                "e.g. dam:256x256";
@@ -31,20 +31,20 @@ int lk_swe_spec_parse(const char *s, lk_swe_spec *out, lk_error *err)
         if (seed)
             *seed++ = '\0';
     }
-    lk_swe_spec spec = {0};
+    swe_spec spec = {0};
     if (strcmp(kind, "dam") == 0)
-        spec.kind = LK_SWE_DAM;
+        spec.kind = SWE_DAM;
     else if (strcmp(kind, "damrot") == 0)
-        spec.kind = LK_SWE_DAM_ROT;
+        spec.kind = SWE_DAM_ROT;
     else if (strcmp(kind, "bumps") == 0)
-        spec.kind = LK_SWE_BUMPS;
+        spec.kind = SWE_BUMPS;
     else
         return lk_fail(err, "generator spec '%s': unknown kind '%s': %s", s, kind, forms);
     if (!dims)
         return lk_fail(err, "generator spec '%s' is malformed: %s", s, forms);
-    if (spec.kind == LK_SWE_BUMPS && !seed)
+    if (spec.kind == SWE_BUMPS && !seed)
         return lk_fail(err, "generator spec '%s': bumps needs a seed: bumps:ROWSxCOLS:SEED", s);
-    if (spec.kind != LK_SWE_BUMPS && seed)
+    if (spec.kind != SWE_BUMPS && seed)
         return lk_fail(err, "generator spec '%s': a %s has no seed: write %s:ROWSxCOLS", s,
                        kind, kind);
     lk_error sub;
@@ -58,7 +58,7 @@ int lk_swe_spec_parse(const char *s, lk_swe_spec *out, lk_error *err)
     return 0;
 }
 
-int lk_swe_fields_alloc(lk_swe_fields *f, int rows, int cols, lk_error *err)
+int swe_fields_alloc(swe_fields *f, int rows, int cols, lk_error *err)
 {
     memset(f, 0, sizeof *f);
     if (rows < 1 || cols < 1)
@@ -73,14 +73,14 @@ int lk_swe_fields_alloc(lk_swe_fields *f, int rows, int cols, lk_error *err)
     f->Qx = calloc(n, sizeof *f->Qx);
     f->Qy = calloc(n, sizeof *f->Qy);
     if (!f->Z || !f->Qx || !f->Qy) {
-        lk_swe_fields_free(f);
+        swe_fields_free(f);
         return lk_fail(err, "shallow water: out of memory for a %d x %d state (%.1f MiB): use "
                             "a smaller grid", rows, cols, 3.0 * n * sizeof(double) / 1048576.0);
     }
     return 0;
 }
 
-void lk_swe_fields_free(lk_swe_fields *f)
+void swe_fields_free(swe_fields *f)
 {
     free(f->Z);
     free(f->Qx);
@@ -88,20 +88,20 @@ void lk_swe_fields_free(lk_swe_fields *f)
     f->Z = f->Qx = f->Qy = NULL;
 }
 
-void lk_swe_fields_copy(const lk_swe *sim, const lk_swe_fields *src, const lk_swe_fields *dst)
+void swe_fields_copy(const swe *sim, const swe_fields *src, const swe_fields *dst)
 {
-    size_t bytes = lk_swe_cells(sim) * sizeof(double);
+    size_t bytes = swe_cells(sim) * sizeof(double);
     memcpy(dst->Z, src->Z, bytes);
     memcpy(dst->Qx, src->Qx, bytes);
     memcpy(dst->Qy, src->Qy, bytes);
 }
 
-int lk_swe_alloc(lk_swe *sim, int rows, int cols, double dx, lk_error *err)
+int swe_alloc(swe *sim, int rows, int cols, double dx, lk_error *err)
 {
     memset(sim, 0, sizeof *sim);
     if (!(dx > 0.0) || !isfinite(dx))
         return lk_fail(err, "shallow water: cell size %g: it must be a positive number", dx);
-    if (lk_swe_fields_alloc(&sim->q, rows, cols, err) != 0)
+    if (swe_fields_alloc(&sim->q, rows, cols, err) != 0)
         return -1;
     sim->rows = rows;
     sim->cols = cols;
@@ -109,19 +109,19 @@ int lk_swe_alloc(lk_swe *sim, int rows, int cols, double dx, lk_error *err)
     return 0;
 }
 
-void lk_swe_free(lk_swe *sim)
+void swe_free(swe *sim)
 {
-    lk_swe_fields_free(&sim->q);
+    swe_fields_free(&sim->q);
     memset(sim, 0, sizeof *sim);
 }
 
-int lk_swe_time_step(const lk_swe *sim, const lk_swe_fields *q, double *dt, lk_error *err)
+int swe_time_step(const swe *sim, const swe_fields *q, double *dt, lk_error *err)
 {
     const int width = sim->cols + 2;
     double smax = 0.0;
     for (int i = 1; i <= sim->rows; i++)
         for (int j = 1; j <= sim->cols; j++) {
-            size_t at = lk_swe_at(i, j, width);
+            size_t at = swe_at(i, j, width);
             double z = q->Z[at], qx = q->Qx[at], qy = q->Qy[at];
             if (!isfinite(z) || !isfinite(qx) || !isfinite(qy))
                 return lk_fail(err, "shallow water: cell (%d, %d) is not finite (Z %g, Qx %g, "
@@ -129,15 +129,15 @@ int lk_swe_time_step(const lk_swe *sim, const lk_swe_fields *q, double *dt, lk_e
             if (!(z > 0.0))
                 return lk_fail(err, "shallow water: cell (%d, %d) has water height %g: the "
                                     "scheme has no dry cells, every Z must be > 0", i, j, z);
-            double s = fmax(fabs(qx), fabs(qy)) / z + sqrt(LK_SWE_G * z);
+            double s = fmax(fabs(qx), fabs(qy)) / z + sqrt(SWE_G * z);
             if (s > smax)
                 smax = s;
         }
-    *dt = LK_SWE_COURANT * sim->dx / smax;
+    *dt = SWE_COURANT * sim->dx / smax;
     return 0;
 }
 
-int lk_swe_steps_for_time(const lk_swe *sim, double seconds, int *steps, lk_error *err)
+int swe_steps_for_time(const swe *sim, double seconds, int *steps, lk_error *err)
 {
     if (!(seconds >= 0.0) || !isfinite(seconds))
         return lk_fail(err, "simulated time %g s: give a time >= 0", seconds);
@@ -149,16 +149,16 @@ int lk_swe_steps_for_time(const lk_swe *sim, double seconds, int *steps, lk_erro
     return 0;
 }
 
-int lk_swe_finish(lk_swe *sim, lk_error *err)
+int swe_finish(swe *sim, lk_error *err)
 {
-    if (lk_swe_time_step(sim, &sim->q, &sim->dt, err) != 0)
+    if (swe_time_step(sim, &sim->q, &sim->dt, err) != 0)
         return -1;
-    lk_swe_ghosts(sim->rows, sim->cols, &sim->q);
+    swe_ghosts(sim->rows, sim->cols, &sim->q);
     return 0;
 }
 
 /* Round humps (1 - d^2/R^2)^2 on a lake: only +, -, *, / so every libm gives the same bits. */
-static void add_bumps(lk_swe *sim, unsigned long long seed)
+static void add_bumps(swe *sim, unsigned long long seed)
 {
     lk_rng rng;
     lk_rng_seed(&rng, seed);
@@ -177,21 +177,21 @@ static void add_bumps(lk_swe *sim, unsigned long long seed)
                 double dj = ((j - 0.5) * sim->dx - cj) / radius;
                 double d2 = di * di + dj * dj;
                 if (d2 < 1.0)
-                    sim->q.Z[lk_swe_at(i, j, width)] += height * (1.0 - d2) * (1.0 - d2);
+                    sim->q.Z[swe_at(i, j, width)] += height * (1.0 - d2) * (1.0 - d2);
             }
     }
 }
 
-int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
+int swe_generate(const swe_spec *spec, swe *sim, lk_error *err)
 {
     const int rows = spec->rows, cols = spec->cols;
-    const int along = spec->kind == LK_SWE_DAM ? rows
-                      : spec->kind == LK_SWE_DAM_ROT ? cols
+    const int along = spec->kind == SWE_DAM ? rows
+                      : spec->kind == SWE_DAM_ROT ? cols
                       : rows > cols ? rows : cols;
     if (rows < 1 || cols < 1)
         return lk_fail(err, "generator: %d x %d is not a grid: rows and cols must be >= 1",
                        rows, cols);
-    if (lk_swe_alloc(sim, rows, cols, LK_SWE_DOMAIN / along, err) != 0)
+    if (swe_alloc(sim, rows, cols, SWE_DOMAIN / along, err) != 0)
         return -1;
     const int width = cols + 2;
 #pragma omp parallel for schedule(static) if ((long)rows * cols >= LK_PARALLEL_MIN_CELLS)
@@ -199,14 +199,14 @@ int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
         for (int j = 1; j <= cols; j++) {
             /* Deep where the cell centre is within 100 m of the wall: (k - 1/2) * 500 / n
                < 100, in integers so that every grid size gets the same rule exactly. */
-            int k = spec->kind == LK_SWE_DAM ? i : j;
-            int deep = spec->kind != LK_SWE_BUMPS && 5 * (2 * k - 1) < 2 * along;
-            sim->q.Z[lk_swe_at(i, j, width)] = deep ? LK_SWE_DEEP : LK_SWE_SHALLOW;
+            int k = spec->kind == SWE_DAM ? i : j;
+            int deep = spec->kind != SWE_BUMPS && 5 * (2 * k - 1) < 2 * along;
+            sim->q.Z[swe_at(i, j, width)] = deep ? SWE_DEEP : SWE_SHALLOW;
         }
-    if (spec->kind == LK_SWE_BUMPS)
+    if (spec->kind == SWE_BUMPS)
         add_bumps(sim, spec->seed);
-    if (lk_swe_finish(sim, err) != 0) {
-        lk_swe_free(sim);
+    if (swe_finish(sim, err) != 0) {
+        swe_free(sim);
         return -1;
     }
     return 0;
@@ -215,38 +215,38 @@ int lk_swe_generate(const lk_swe_spec *spec, lk_swe *sim, lk_error *err)
 /* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
 static int generate_from_spec(const char *text, void *problem, lk_error *err)
 {
-    lk_swe_spec spec;
-    if (lk_swe_spec_parse(text, &spec, err) != 0)
+    swe_spec spec;
+    if (swe_spec_parse(text, &spec, err) != 0)
         return LK_BAD_SPEC;
-    return lk_swe_generate(&spec, problem, err);
+    return swe_generate(&spec, problem, err);
 }
 
-const lk_dataset_kind lk_swe_datasets = {
+const lk_dataset_kind swe_datasets = {
     .model = "swe", .noun = "shallow-water", .generate = generate_from_spec};
 
-int lk_swe_load_dataset(const char *manifest_path, const char *name, lk_swe *sim, int *steps,
+int swe_load_dataset(const char *manifest_path, const char *name, swe *sim, int *steps,
                         char *md5, lk_error *err)
 {
-    return lk_dataset_load(&lk_swe_datasets, manifest_path, name, sim, steps, md5, err);
+    return lk_dataset_load(&swe_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
-void lk_swe_ghosts(int rows, int cols, const lk_swe_fields *q)
+void swe_ghosts(int rows, int cols, const swe_fields *q)
 {
     const int width = cols + 2;
     for (int j = 1; j <= cols; j++)
-        lk_swe_ghost_column_ends(j, rows, width, q->Z, q->Qx, q->Qy);
+        swe_ghost_column_ends(j, rows, width, q->Z, q->Qx, q->Qy);
     for (int i = 1; i <= rows; i++)
-        lk_swe_ghost_row_ends(i, cols, width, q->Z, q->Qx, q->Qy);
+        swe_ghost_row_ends(i, cols, width, q->Z, q->Qx, q->Qy);
 }
 
-double lk_swe_mass(const lk_swe *sim, const lk_swe_fields *q)
+double swe_mass(const swe *sim, const swe_fields *q)
 {
     /* Neumaier summation: the test of conservation must see the scheme, not the sum. */
     const int width = sim->cols + 2;
     double sum = 0.0, comp = 0.0;
     for (int i = 1; i <= sim->rows; i++)
         for (int j = 1; j <= sim->cols; j++) {
-            double v = q->Z[lk_swe_at(i, j, width)], t = sum + v;
+            double v = q->Z[swe_at(i, j, width)], t = sum + v;
             comp += fabs(sum) >= fabs(v) ? (sum - t) + v : (v - t) + sum;
             sum = t;
         }
@@ -261,14 +261,14 @@ typedef struct sink {
     unsigned char *buf;
 } sink;
 
-static int emit_fields(sink *s, const lk_swe *sim, const lk_swe_fields *q, lk_error *err)
+static int emit_fields(sink *s, const swe *sim, const swe_fields *q, lk_error *err)
 {
     const int width = sim->cols + 2;
     const double *fields[3] = {q->Z, q->Qx, q->Qy};
     const size_t row_bytes = (size_t)sim->cols * 8;
     for (int k = 0; k < 3; k++)
         for (int i = 1; i <= sim->rows; i++) {
-            const double *row = fields[k] + lk_swe_at(i, 1, width);
+            const double *row = fields[k] + swe_at(i, 1, width);
             for (int j = 0; j < sim->cols; j++) {
                 uint64_t bits;
                 memcpy(&bits, &row[j], 8);
@@ -284,7 +284,7 @@ static int emit_fields(sink *s, const lk_swe *sim, const lk_swe_fields *q, lk_er
     return 0;
 }
 
-int lk_swe_md5(const lk_swe *sim, const lk_swe_fields *q, char hex[33], lk_error *err)
+int swe_md5(const swe *sim, const swe_fields *q, char hex[33], lk_error *err)
 {
     sink s = {.buf = malloc((size_t)sim->cols * 8)};
     if (!s.buf)
@@ -301,7 +301,7 @@ int lk_swe_md5(const lk_swe *sim, const lk_swe_fields *q, char hex[33], lk_error
     return rc;
 }
 
-int lk_swe_write_binary(const char *path, const lk_swe *sim, const lk_swe_fields *q,
+int swe_write_binary(const char *path, const swe *sim, const swe_fields *q,
                         lk_error *err)
 {
     sink s = {.path = path, .buf = malloc((size_t)sim->cols * 8)};
@@ -322,7 +322,7 @@ int lk_swe_write_binary(const char *path, const lk_swe *sim, const lk_swe_fields
     return rc;
 }
 
-int lk_swe_write_text(const char *path, const lk_swe *sim, const lk_swe_fields *q,
+int swe_write_text(const char *path, const swe *sim, const swe_fields *q,
                       lk_error *err)
 {
     FILE *f = fopen(path, "w");
@@ -336,7 +336,7 @@ int lk_swe_write_text(const char *path, const lk_swe *sim, const lk_swe_fields *
         fprintf(f, "# %s %d %d\n", names[k], sim->rows, sim->cols);
         for (int i = 1; i <= sim->rows; i++)
             for (int j = 1; j <= sim->cols; j++)
-                fprintf(f, "%.17g%c", fields[k][lk_swe_at(i, j, width)],
+                fprintf(f, "%.17g%c", fields[k][swe_at(i, j, width)],
                         j == sim->cols ? '\n' : ' ');
     }
     int bad = ferror(f);
@@ -347,7 +347,7 @@ int lk_swe_write_text(const char *path, const lk_swe *sim, const lk_swe_fields *
     return 0;
 }
 
-int lk_swe_write_png(const char *path, const lk_swe *sim, const lk_swe_fields *q,
+int swe_write_png(const char *path, const swe *sim, const swe_fields *q,
                      const char *title, lk_error *err)
 {
     const int width = sim->cols + 2;
@@ -355,7 +355,7 @@ int lk_swe_write_png(const char *path, const lk_swe *sim, const lk_swe_fields *q
     if (!z)
         return lk_fail(err, "%s: out of memory for the picture", path);
     for (int i = 1; i <= sim->rows; i++)
-        memcpy(z + (size_t)(i - 1) * sim->cols, q->Z + lk_swe_at(i, 1, width),
+        memcpy(z + (size_t)(i - 1) * sim->cols, q->Z + swe_at(i, 1, width),
                (size_t)sim->cols * sizeof *z);
     int rc = lk_png_field(path, z, sim->rows, sim->cols, title, err);
     free(z);
@@ -366,7 +366,7 @@ int lk_swe_write_png(const char *path, const lk_swe *sim, const lk_swe_fields *q
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Differing cells in the band next to the walls: rows 1 and rows, columns 1 and cols. */
-static size_t wall_band_diffs(const lk_swe *sim, const double *e, const double *g)
+static size_t wall_band_diffs(const swe *sim, const double *e, const double *g)
 {
     const int width = sim->cols + 2;
     size_t n = 0;
@@ -374,7 +374,7 @@ static size_t wall_band_diffs(const lk_swe *sim, const double *e, const double *
         for (int j = 1; j <= sim->cols; j++) {
             if (i != 1 && i != sim->rows && j != 1 && j != sim->cols)
                 continue;
-            size_t at = lk_swe_at(i, j, width);
+            size_t at = swe_at(i, j, width);
             n += !same_bits(e[at], g[at]);
         }
     return n;
@@ -397,15 +397,15 @@ static void emit(explainer *o, const char *text)
     }
 }
 
-size_t lk_swe_compare(const lk_swe *sim, const lk_swe_fields *expected,
-                      const lk_swe_fields *got, int kfirst, const char *what, FILE *f,
+size_t swe_compare(const swe *sim, const swe_fields *expected,
+                      const swe_fields *got, int kfirst, const char *what, FILE *f,
                       char *buf, size_t size)
 {
     static const char *names[3] = {"water height Z", "discharge Qx", "discharge Qy"};
     const double *ef[3] = {expected->Z, expected->Qx, expected->Qy};
     const double *gf[3] = {got->Z, got->Qx, got->Qy};
     const int rows = sim->rows, cols = sim->cols, width = cols + 2;
-    const size_t cells = lk_swe_cells(sim);
+    const size_t cells = swe_cells(sim);
     explainer o = {f, buf, size};
     if (buf && size > 0)
         buf[0] = '\0';
@@ -417,7 +417,7 @@ size_t lk_swe_compare(const lk_swe *sim, const lk_swe_fields *expected,
         size_t nd = 0;
         for (int i = 1; i <= rows; i++)
             for (int j = 1; j <= cols; j++)
-                nd += !same_bits(ef[k][lk_swe_at(i, j, width)], gf[k][lk_swe_at(i, j, width)]);
+                nd += !same_bits(ef[k][swe_at(i, j, width)], gf[k][swe_at(i, j, width)]);
         if (nd == 0)
             continue;
         total += nd;
@@ -436,12 +436,12 @@ size_t lk_swe_compare(const lk_swe *sim, const lk_swe_fields *expected,
         }
         memcpy(masked, gf[k], cells * sizeof *masked);
         for (int j = 0; j < width; j++) {
-            masked[lk_swe_at(0, j, width)] = ef[k][lk_swe_at(0, j, width)];
-            masked[lk_swe_at(rows + 1, j, width)] = ef[k][lk_swe_at(rows + 1, j, width)];
+            masked[swe_at(0, j, width)] = ef[k][swe_at(0, j, width)];
+            masked[swe_at(rows + 1, j, width)] = ef[k][swe_at(rows + 1, j, width)];
         }
         for (int i = 1; i <= rows; i++) {
-            masked[lk_swe_at(i, 0, width)] = ef[k][lk_swe_at(i, 0, width)];
-            masked[lk_swe_at(i, cols + 1, width)] = ef[k][lk_swe_at(i, cols + 1, width)];
+            masked[swe_at(i, 0, width)] = ef[k][swe_at(i, 0, width)];
+            masked[swe_at(i, cols + 1, width)] = ef[k][swe_at(i, cols + 1, width)];
         }
         lk_compare c;
         lk_compare_grids(ef[k], masked, rows + 2, cols + 2, kfirst, &c);

@@ -1,6 +1,6 @@
 /* The lab 06 steps of a lab driver: what only this lab's inputs know (loading, judging,
    output files); the order of the steps is the lab's main.c. */
-#include "labkit/reduce_driver.h"
+#include "reduce/reduce_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +8,12 @@
 #include "labkit/grid_io.h"
 #include "labkit/png.h"
 
-int lk_reduce_open(lk_run *run, lk_reduce_input *in)
+int reduce_open(lk_run *run, reduce_input *in)
 {
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
-    if (lk_run_open_dataset(run, &lk_reduce_datasets, in, &dataset_steps) != 0)
+    if (lk_run_open_dataset(run, &reduce_datasets, in, &dataset_steps) != 0)
         return -1;
     if (run->opt.png && in->lagrange) {
         lk_fail(&run->err, "--png: a Lagrange problem has no picture: use --out (x and p(x) "
@@ -22,7 +22,7 @@ int lk_reduce_open(lk_run *run, lk_reduce_input *in)
     }
     run->steps = lk_run_choose_steps(run, dataset_steps, 0);
     lk_output_shape shape = {.rows = 1, .cols = (int)in->nout, .fields = 1,
-                             .judge = lk_reduce_judge, .judge_ctx = in};
+                             .judge = reduce_judge, .judge_ctx = in};
     if (in->lagrange) {
         /* A step reads the nodes from cache and each point once: 16 bytes per point. */
         shape.bytes_per_cell_step = 16.0;
@@ -52,10 +52,10 @@ int lk_reduce_open(lk_run *run, lk_reduce_input *in)
     return lk_run_loaded(run, &shape, 1, inputs, bytes);
 }
 
-static int write_text(const char *path, const lk_reduce_input *in, const double *v,
+static int write_text(const char *path, const reduce_input *in, const double *v,
                       lk_error *err)
 {
-    static const char *const names[LK_REDUCE_NOUT] = {
+    static const char *const names[REDUCE_NOUT] = {
         "sum", "max", "count", "row_min", "row_max", "col_min", "col_max"};
     FILE *f = fopen(path, "w");
     if (!f)
@@ -74,19 +74,19 @@ static int write_text(const char *path, const lk_reduce_input *in, const double 
 }
 
 /* md5 of what `--bin` writes: the judged form (the raw one in a graded build). */
-static int judged_md5(const lk_reduce_input *in, const double *v, char hex[33], lk_error *err)
+static int judged_md5(const reduce_input *in, const double *v, char hex[33], lk_error *err)
 {
     double *w = malloc(in->nout * sizeof *w);
     if (!w)
         return lk_fail(err, "out of memory for %zu values", in->nout);
     for (size_t i = 0; i < in->nout; i++)
-        w[i] = in->have_reference ? lk_reduce_judged(v[i], in->gold[i], in->bound[i]) : v[i];
+        w[i] = in->have_reference ? reduce_judged(v[i], in->gold[i], in->bound[i]) : v[i];
     int rc = lk_binary_md5(w, in->nout, hex, err);
     free(w);
     return rc;
 }
 
-void lk_reduce_report(lk_run *run, const lk_reduce_input *in)
+void reduce_report(lk_run *run, const reduce_input *in)
 {
     if (run->status != 0 || run->opt.bench)
         return;
@@ -101,10 +101,10 @@ void lk_reduce_report(lk_run *run, const lk_reduce_input *in)
          judged_md5(in, run->gpu, r->gpu_md5_bin, err) != 0))
         goto failed;
     if (r->ran_serial && r->ran_gpu) {
-        /* Not bit for bit: the GPU result is judged against the reference (labkit/reduce.h). */
+        /* Not bit for bit: the GPU result is judged against the reference (reduce/reduce.h). */
         char where[512];
         r->compared = 1;
-        size_t bad = lk_reduce_judge(in, run->gpu, where, sizeof where);
+        size_t bad = reduce_judge(in, run->gpu, where, sizeof where);
         r->match = bad == 0;
         if (!r->match)
             snprintf(r->mismatch, sizeof r->mismatch,
@@ -117,7 +117,7 @@ void lk_reduce_report(lk_run *run, const lk_reduce_input *in)
                  "%.0f-%.0f", run->label, v[LK_OUT_COUNT], in->threshold, v[LK_OUT_ROW_MIN],
                  v[LK_OUT_ROW_MAX], v[LK_OUT_COL_MIN], v[LK_OUT_COL_MAX]);
     if ((o->out && write_text(o->out, in, v, err) != 0) ||
-        (o->bin && lk_reduce_write_judged(o->bin, in, v, err) != 0) ||
+        (o->bin && reduce_write_judged(o->bin, in, v, err) != 0) ||
         (o->png && lk_png_field(o->png, in->field, in->rows, in->cols, title, err) != 0))
         goto failed;
     return;

@@ -7,21 +7,21 @@
 #define LABKIT_SCIDDICAT_TESTING_H
 
 #include "labkit/grid_io.h"
-#include "labkit/sciddicat.h"
+#include "sciddicat/sciddicat.h"
 #include "labkit/testing.h"
 
 /** Load manifest dataset @p name (spec and files as the manifest says); fail the test if not. */
-static inline void lk_test_load_dataset(const char *name, lk_sciddicat *sim, int *steps,
+static inline void lk_test_load_dataset(const char *name, sciddicat *sim, int *steps,
                                         char md5[33])
 {
     char manifest[4096];
     lk_error err;
     lk_test_path(manifest, sizeof manifest, "datasets/MANIFEST");
-    LK_ASSERT_OK(lk_sciddicat_load_dataset(manifest, name, sim, steps, md5, &err), &err);
+    LK_ASSERT_OK(sciddicat_load_dataset(manifest, name, sim, steps, md5, &err), &err);
 }
 
 /** A lab's GPU code as the tests call it: @p ctx carries its launch configuration. */
-typedef int (*lk_sciddicat_test_fn)(const void *ctx, const lk_sciddicat *sim, int steps,
+typedef int (*sciddicat_test_fn)(const void *ctx, const sciddicat *sim, int steps,
                                     double *h_out, lk_error *err);
 
 /**
@@ -30,8 +30,8 @@ typedef int (*lk_sciddicat_test_fn)(const void *ctx, const lk_sciddicat *sim, in
  * with the serial reference (or, when @p expected_md5 is given, first with that hash, and
  * run serial only to explain a mismatch).
  */
-static inline void lk_test_gpu_matches_serial(lk_sciddicat_test_fn fn, const void *ctx,
-                                              const lk_sciddicat *sim, int steps,
+static inline void lk_test_gpu_matches_serial(sciddicat_test_fn fn, const void *ctx,
+                                              const sciddicat *sim, int steps,
                                               const char *expected_md5, const char *what)
 {
     const size_t n = (size_t)sim->rows * sim->cols;
@@ -56,7 +56,7 @@ static inline void lk_test_gpu_matches_serial(lk_sciddicat_test_fn fn, const voi
             return;
         }
     }
-    LK_ASSERT_OK(lk_sciddicat_serial(sim, steps, expected, NULL, &err), &err);
+    LK_ASSERT_OK(sciddicat_serial(sim, steps, expected, NULL, &err), &err);
     char label[256];
     snprintf(label, sizeof label, "%s, %d steps: thickness h", what, steps);
     lk_assert_grid_eq(expected, got, sim->rows, sim->cols, label);

@@ -1,5 +1,5 @@
-/* The inputs of lab 06 and the tolerance rule of its sums (labkit/reduce.h). */
-#include "labkit/reduce.h"
+/* The inputs of lab 06 and the tolerance rule of its sums (reduce/reduce.h). */
+#include "reduce/reduce.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,17 +10,17 @@
 #include "labkit/grid_io.h"
 #include "labkit/manifest.h"
 #include "labkit/rng.h"
-#include "labkit/sciddicat.h"
-#include "labkit/swe.h"
+#include "sciddicat/sciddicat.h"
+#include "swe/swe.h"
 
-static const char *const kind_names[LK_REDUCE_NKINDS] = {
+static const char *const kind_names[REDUCE_NKINDS] = {
     "debris", "lake", "equal", "alternating", "denormal", "nan",
     "runge", "sign", "ones", "cubic"};
 
 /* Count and bounding box take the values above these (the debris that moved, the humps). */
 static const double thresholds[LK_LAGRANGE_RUNGE] = {1.0, 10.5, 0.0, 0.0, 0.0, 0.5};
 
-int lk_reduce_spec_parse(const char *s, lk_reduce_spec *out, lk_error *err)
+int reduce_spec_parse(const char *s, reduce_spec *out, lk_error *err)
 {
     char kind[32], dims[64], seed[64];
     const char *c1 = strchr(s, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -35,13 +35,13 @@ int lk_reduce_spec_parse(const char *s, lk_reduce_spec *out, lk_error *err)
     strcpy(seed, c2 + 1);
     memset(out, 0, sizeof *out);
     int k = 0;
-    while (k < LK_REDUCE_NKINDS && strcmp(kind_names[k], kind) != 0)
+    while (k < REDUCE_NKINDS && strcmp(kind_names[k], kind) != 0)
         k++;
-    if (k == LK_REDUCE_NKINDS)
+    if (k == REDUCE_NKINDS)
         return lk_fail(err, "generator spec '%s': unknown kind '%s': use debris, lake, equal, "
                             "alternating, denormal, nan (fields) or runge, sign, ones, cubic "
                             "(Lagrange)", s, kind);
-    out->kind = (lk_reduce_kind)k;
+    out->kind = (reduce_kind)k;
     lk_error sub;
     if (lk_parse_dims("size", dims, 1 << 30, &out->cols, &out->rows, &sub) != 0)
         return lk_fail(err, "generator spec '%s': %s", s, sub.msg);
@@ -68,7 +68,7 @@ static double *alloc_doubles(size_t n, lk_error *err)
     return p;
 }
 
-static int make_field(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error *err)
+static int make_field(const reduce_spec *spec, reduce_input *in, lk_error *err)
 {
     const size_t n = (size_t)spec->rows * spec->cols;
     lk_rng rng;
@@ -79,45 +79,45 @@ static int make_field(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error 
     if (!(in->field = alloc_doubles(n, err)))
         return -1;
     switch (spec->kind) {
-    case LK_REDUCE_DEBRIS: {
-        lk_sciddicat_spec s = {LK_TERRAIN_VALLEY, spec->rows, spec->cols, spec->seed};
+    case REDUCE_DEBRIS: {
+        sciddicat_spec s = {LK_TERRAIN_VALLEY, spec->rows, spec->cols, spec->seed};
         lk_grid_header hdr;
         double *dem = alloc_doubles(n, err);
-        int rc = dem ? lk_sciddicat_generate(&s, &hdr, dem, in->field, err) : -1;
+        int rc = dem ? sciddicat_generate(&s, &hdr, dem, in->field, err) : -1;
         free(dem);
         return rc;
     }
-    case LK_REDUCE_LAKE: {
-        lk_swe_spec s = {LK_SWE_BUMPS, spec->rows, spec->cols, spec->seed ? spec->seed : 1};
-        lk_swe sim;
-        if (lk_swe_generate(&s, &sim, err) != 0)
+    case REDUCE_LAKE: {
+        swe_spec s = {SWE_BUMPS, spec->rows, spec->cols, spec->seed ? spec->seed : 1};
+        swe sim;
+        if (swe_generate(&s, &sim, err) != 0)
             return -1;
         for (int i = 0; i < spec->rows; i++)
             memcpy(in->field + (size_t)i * spec->cols,
-                   sim.q.Z + lk_swe_at(i + 1, 1, spec->cols + 2), spec->cols * sizeof(double));
-        lk_swe_free(&sim);
+                   sim.q.Z + swe_at(i + 1, 1, spec->cols + 2), spec->cols * sizeof(double));
+        swe_free(&sim);
         return 0;
     }
-    case LK_REDUCE_EQUAL: {
+    case REDUCE_EQUAL: {
         /* 1/3, 1/5, ... are not exact in binary: n equal values do not sum exactly. */
         const double v = 1.0 / (double)(3 + 2 * lk_rng_below(&rng, 8));
         for (size_t i = 0; i < n; i++)
             in->field[i] = v;
         return 0;
     }
-    case LK_REDUCE_ALTERNATING:
+    case REDUCE_ALTERNATING:
         /* +-(1e8 + r): neighbours cancel to about 1, the sum is tiny next to sum |x|. */
         for (size_t i = 0; i < n; i++)
             in->field[i] = (i % 2 ? -1.0 : 1.0) * (1e8 + lk_rng_uniform(&rng));
         return 0;
-    case LK_REDUCE_DENORMAL:
+    case REDUCE_DENORMAL:
         /* Subnormal values of both signs, a few slightly positive ones above the threshold. */
         for (size_t i = 0; i < n; i++) {
             double m = (double)(1 + lk_rng_below(&rng, 1ull << 40)) * 0x1p-1074;
             in->field[i] = lk_rng_below(&rng, 2) ? m : -m;
         }
         return 0;
-    case LK_REDUCE_NAN:
+    case REDUCE_NAN:
         for (size_t i = 0; i < n; i++)
             in->field[i] = lk_rng_uniform(&rng);
         in->field[lk_rng_below(&rng, n)] = NAN;
@@ -127,7 +127,7 @@ static int make_field(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error 
     }
 }
 
-static double lagrange_data(lk_reduce_kind kind, double x)
+static double lagrange_data(reduce_kind kind, double x)
 {
     switch (kind) {
     case LK_LAGRANGE_RUNGE: return 1.0 / (1.0 + x * x);
@@ -137,7 +137,7 @@ static double lagrange_data(lk_reduce_kind kind, double x)
     }
 }
 
-static int make_lagrange(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error *err)
+static int make_lagrange(const reduce_spec *spec, reduce_input *in, lk_error *err)
 {
     const int n1 = spec->rows, S = spec->cols;
     const double pi = 3.14159265358979323846;
@@ -160,7 +160,7 @@ static int make_lagrange(const lk_reduce_spec *spec, lk_reduce_input *in, lk_err
     return 0;
 }
 
-int lk_reduce_generate(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error *err)
+int reduce_generate(const reduce_spec *spec, reduce_input *in, lk_error *err)
 {
     memset(in, 0, sizeof *in);
     in->spec = *spec;
@@ -169,34 +169,34 @@ int lk_reduce_generate(const lk_reduce_spec *spec, lk_reduce_input *in, lk_error
                        spec->cols);
     int rc = spec->kind < LK_LAGRANGE_RUNGE ? make_field(spec, in, err)
                                             : make_lagrange(spec, in, err);
-    in->nout = in->lagrange ? (size_t)in->S : LK_REDUCE_NOUT;
+    in->nout = in->lagrange ? (size_t)in->S : REDUCE_NOUT;
     if (rc == 0 && (!(in->gold = alloc_doubles(in->nout, err)) ||
                     !(in->bound = alloc_doubles(in->nout, err))))
         rc = -1;
     if (rc != 0)
-        lk_reduce_input_free(in);
+        reduce_input_free(in);
     return rc;
 }
 
 /* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
 static int generate_from_spec(const char *text, void *problem, lk_error *err)
 {
-    lk_reduce_spec spec;
-    if (lk_reduce_spec_parse(text, &spec, err) != 0)
+    reduce_spec spec;
+    if (reduce_spec_parse(text, &spec, err) != 0)
         return LK_BAD_SPEC;
-    return lk_reduce_generate(&spec, problem, err);
+    return reduce_generate(&spec, problem, err);
 }
 
-const lk_dataset_kind lk_reduce_datasets = {
+const lk_dataset_kind reduce_datasets = {
     .model = "reduce", .noun = "reduction", .generate = generate_from_spec};
 
-int lk_reduce_load_dataset(const char *manifest_path, const char *name, lk_reduce_input *in,
+int reduce_load_dataset(const char *manifest_path, const char *name, reduce_input *in,
                            int *steps, char *md5, lk_error *err)
 {
-    return lk_dataset_load(&lk_reduce_datasets, manifest_path, name, in, steps, md5, err);
+    return lk_dataset_load(&reduce_datasets, manifest_path, name, in, steps, md5, err);
 }
 
-void lk_reduce_input_free(lk_reduce_input *in)
+void reduce_input_free(reduce_input *in)
 {
     free(in->field);
     free(in->x);
@@ -207,9 +207,9 @@ void lk_reduce_input_free(lk_reduce_input *in)
     memset(in, 0, sizeof *in);
 }
 
-double lk_reduce_sum_bound(size_t n, double sum_abs, double reference)
+double reduce_sum_bound(size_t n, double sum_abs, double reference)
 {
-    const double u = LK_REDUCE_U;
+    const double u = REDUCE_U;
     double d = ceil(sqrt((double)n)) + ceil(log2(n > 1 ? (double)n : 1.0)) + 1.0;
     double nu = (double)n * u;
     return d * u / (1.0 - d * u) * sum_abs + 2.0 * u * fabs(reference) + nu * nu * sum_abs;
@@ -217,27 +217,27 @@ double lk_reduce_sum_bound(size_t n, double sum_abs, double reference)
 
 double lk_lagrange_bound(int n1, double kappa)
 {
-    return 10.0 * n1 * LK_REDUCE_U * kappa;
+    return 10.0 * n1 * REDUCE_U * kappa;
 }
 
-double lk_reduce_judged(double got, double reference, double bound)
+double reduce_judged(double got, double reference, double bound)
 {
     if (got == reference || (isnan(got) && isnan(reference)))
         return 2.0;
     return 2.0 + (got - reference) / bound;
 }
 
-static const char *const out_names[LK_REDUCE_NOUT] = {
+static const char *const out_names[REDUCE_NOUT] = {
     "sum", "max", "count", "row_min", "row_max", "col_min", "col_max"};
 
-size_t lk_reduce_judge(const void *ctx, const double *got, char *buf, size_t size)
+size_t reduce_judge(const void *ctx, const double *got, char *buf, size_t size)
 {
-    const lk_reduce_input *in = ctx;
+    const reduce_input *in = ctx;
     size_t bad = 0;
     if (!in->have_reference)
         return 0; /* a graded build: a trusted build judges its raw output (--judge) */
     for (size_t i = 0; i < in->nout; i++) {
-        double w = lk_reduce_judged(got[i], in->gold[i], in->bound[i]);
+        double w = reduce_judged(got[i], in->gold[i], in->bound[i]);
         if (w >= 1.0 && w <= 3.0)
             continue;
         if (!bad++ && buf) {
@@ -258,14 +258,14 @@ size_t lk_reduce_judge(const void *ctx, const double *got, char *buf, size_t siz
     return bad;
 }
 
-int lk_reduce_write_judged(const char *path, const lk_reduce_input *in, const double *v,
+int reduce_write_judged(const char *path, const reduce_input *in, const double *v,
                            lk_error *err)
 {
     double *w = alloc_doubles(in->nout, err);
     if (!w)
         return -1;
     for (size_t i = 0; i < in->nout; i++)
-        w[i] = in->have_reference ? lk_reduce_judged(v[i], in->gold[i], in->bound[i]) : v[i];
+        w[i] = in->have_reference ? reduce_judged(v[i], in->gold[i], in->bound[i]) : v[i];
     int rc = lk_write_binary(path, w, in->nout, err);
     free(w);
     return rc;

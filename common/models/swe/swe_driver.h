@@ -3,46 +3,46 @@
  * @brief The shallow-water steps of a lab driver (labkit/harness.h): open the input the
  * command line names, and report (hashes, comparison, output files).
  *
- * A run's output is the three fields of the final state, each lk_swe_cells() values with
+ * A run's output is the three fields of the final state, each swe_cells() values with
  * the ghost layer; only the interior is compared, hashed and written. The correctness hash
- * is lk_swe_md5(): the interior of Z, Qx, Qy as raw little-endian doubles, which is also
+ * is swe_md5(): the interior of Z, Qx, Qy as raw little-endian doubles, which is also
  * what `--bin` writes (the JSON line says `"fields":3`).
  */
 #ifndef LABKIT_SWE_DRIVER_H
 #define LABKIT_SWE_DRIVER_H
 
 #include "labkit/harness.h"
-#include "labkit/swe.h"
+#include "swe/swe.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** `--gen` forms of the shallow-water labs, for their lk_lab. */
-#define LK_SWE_GEN_HELP "dam:ROWSxCOLS, damrot:ROWSxCOLS or bumps:ROWSxCOLS:SEED"
+#define SWE_GEN_HELP "dam:ROWSxCOLS, damrot:ROWSxCOLS or bumps:ROWSxCOLS:SEED"
 
 /** Simulated time (s) of the default run when neither the dataset nor an option says. */
-#define LK_SWE_DEFAULT_TIME 5.0
+#define SWE_DEFAULT_TIME 5.0
 
 /**
- * The three fields of an output buffer of 3 * lk_swe_cells(sim) doubles: Z, then Qx, then
+ * The three fields of an output buffer of 3 * swe_cells(sim) doubles: Z, then Qx, then
  * Qy.
  */
-static inline lk_swe_fields lk_swe_fields_of(const lk_swe *sim, double *out)
+static inline swe_fields swe_fields_of(const swe *sim, double *out)
 {
-    lk_swe_fields f;
+    swe_fields f;
     f.Z = out;
-    f.Qx = out + lk_swe_cells(sim);
-    f.Qy = out + 2 * lk_swe_cells(sim);
+    f.Qx = out + swe_cells(sim);
+    f.Qy = out + 2 * swe_cells(sim);
     return f;
 }
 
 /** Load the input @p run's options name into @p sim (steps: --time, --steps, the dataset's,
-    else those of LK_SWE_DEFAULT_TIME) and tell the harness its shape. */
-int lk_swe_open(lk_run *run, lk_swe *sim);
+    else those of SWE_DEFAULT_TIME) and tell the harness its shape. */
+int swe_open(lk_run *run, swe *sim);
 
 /** Hash the serial and GPU states, compare them, write `--out`, `--bin`, `--png`. */
-void lk_swe_report(lk_run *run, const lk_swe *sim);
+void swe_report(lk_run *run, const swe *sim);
 
 #ifdef __cplusplus
 }

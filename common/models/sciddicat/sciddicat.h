@@ -32,26 +32,26 @@ extern "C" {
 #endif
 
 /** Outflow damping (relaxation) factor p_r. */
-#define LK_SCIDDICAT_P_R 0.5
+#define SCIDDICAT_P_R 0.5
 /** Adherence: thickness below which debris cannot leave a cell (metres). */
-#define LK_SCIDDICAT_P_EPSILON 0.001
+#define SCIDDICAT_P_EPSILON 0.001
 /** Number of outflow layers in Sf (von Neumann neighbourhood without the centre). */
-#define LK_SCIDDICAT_NFLOWS 4
+#define SCIDDICAT_NFLOWS 4
 /**
  * Bytes a step must move per cell at least, for bandwidth figures: reset writes Sf (32),
  * flows read z, h (16) and write Sf (32), width update reads h, Sf (40) and writes h (8).
  */
-#define LK_SCIDDICAT_BYTES_PER_CELL_STEP 128.0
+#define SCIDDICAT_BYTES_PER_CELL_STEP 128.0
 
 /**
  * Bytes a step must move per cell in any implementation: read z and h, write h (the bound
  * `make bench` quotes beside the formula above; a kernel that skips still cells moves less).
  */
-#define LK_SCIDDICAT_MIN_BYTES_PER_CELL_STEP 24.0
-/** Largest |altitude| the loaders accept (metres): see lk_sciddicat_is_still(). */
-#define LK_SCIDDICAT_MAX_ALTITUDE 1e10
-/** Largest total initial thickness the loaders accept (metres): see lk_sciddicat_is_still(). */
-#define LK_SCIDDICAT_MAX_TOTAL_THICKNESS 1e10
+#define SCIDDICAT_MIN_BYTES_PER_CELL_STEP 24.0
+/** Largest |altitude| the loaders accept (metres): see sciddicat_is_still(). */
+#define SCIDDICAT_MAX_ALTITUDE 1e10
+/** Largest total initial thickness the loaders accept (metres): see sciddicat_is_still(). */
+#define SCIDDICAT_MAX_TOTAL_THICKNESS 1e10
 
 /**
  * 1 when a cell of thickness @p h has no outflow this step, whatever its neighbours: a
@@ -63,28 +63,28 @@ extern "C" {
  * every |z| + h stays below 1.2e11 m, which the loaders' limits guarantee (thickness only
  * moves between cells, so no cell exceeds the total).
  */
-LK_HD static inline int lk_sciddicat_is_still(double h)
+LK_HD static inline int sciddicat_is_still(double h)
 {
-    return h <= 0.5 * LK_SCIDDICAT_P_EPSILON;
+    return h <= 0.5 * SCIDDICAT_P_EPSILON;
 }
 
 /** Index of cell (i, j) in a row-major layer with @p cols columns. */
-LK_HD static inline size_t lk_sciddicat_at(int i, int j, int cols)
+LK_HD static inline size_t sciddicat_at(int i, int j, int cols)
 {
     return (size_t)i * (size_t)cols + (size_t)j;
 }
 
 /** Index of outflow @p k (0 N, 1 W, 2 E, 3 S) of cell (i, j) in Sf. */
-LK_HD static inline size_t lk_sciddicat_flow_at(int k, int i, int j, int rows, int cols)
+LK_HD static inline size_t sciddicat_flow_at(int k, int i, int j, int rows, int cols)
 {
-    return (size_t)k * (size_t)rows * (size_t)cols + lk_sciddicat_at(i, j, cols);
+    return (size_t)k * (size_t)rows * (size_t)cols + sciddicat_at(i, j, cols);
 }
 
 /** Reset process: zero the four outflows of interior cell (i, j). */
-LK_HD static inline void lk_sciddicat_reset_cell(int i, int j, int rows, int cols, double *Sf)
+LK_HD static inline void sciddicat_reset_cell(int i, int j, int rows, int cols, double *Sf)
 {
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
-        Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
+        Sf[sciddicat_flow_at(k, i, j, rows, cols)] = 0.0;
 }
 
 /**
@@ -93,17 +93,17 @@ LK_HD static inline void lk_sciddicat_reset_cell(int i, int j, int rows, int col
  * zero written by the reset. The order of every addition and the division by the integer
  * count are those of the course's reference and must not change.
  */
-LK_HD static inline void lk_sciddicat_flows_cell(int i, int j, int rows, int cols,
+LK_HD static inline void sciddicat_flows_cell(int i, int j, int rows, int cols,
                                                  const double *Sz, const double *Sh,
                                                  double *Sf, double p_r, double p_epsilon)
 {
     double u[5];
-    const double m = Sh[lk_sciddicat_at(i, j, cols)] - p_epsilon;
-    u[0] = Sz[lk_sciddicat_at(i, j, cols)] + p_epsilon;
-    u[1] = Sz[lk_sciddicat_at(i - 1, j, cols)] + Sh[lk_sciddicat_at(i - 1, j, cols)];
-    u[2] = Sz[lk_sciddicat_at(i, j - 1, cols)] + Sh[lk_sciddicat_at(i, j - 1, cols)];
-    u[3] = Sz[lk_sciddicat_at(i, j + 1, cols)] + Sh[lk_sciddicat_at(i, j + 1, cols)];
-    u[4] = Sz[lk_sciddicat_at(i + 1, j, cols)] + Sh[lk_sciddicat_at(i + 1, j, cols)];
+    const double m = Sh[sciddicat_at(i, j, cols)] - p_epsilon;
+    u[0] = Sz[sciddicat_at(i, j, cols)] + p_epsilon;
+    u[1] = Sz[sciddicat_at(i - 1, j, cols)] + Sh[sciddicat_at(i - 1, j, cols)];
+    u[2] = Sz[sciddicat_at(i, j - 1, cols)] + Sh[sciddicat_at(i, j - 1, cols)];
+    u[3] = Sz[sciddicat_at(i, j + 1, cols)] + Sh[sciddicat_at(i, j + 1, cols)];
+    u[4] = Sz[sciddicat_at(i + 1, j, cols)] + Sh[sciddicat_at(i + 1, j, cols)];
 
     unsigned eliminated = 0; /* bit n set: neighbour n left the average (a bitmask keeps it
                                 in a register on the GPU, where bool[5] may spill) */
@@ -127,92 +127,92 @@ LK_HD static inline void lk_sciddicat_flows_cell(int i, int j, int rows, int col
             }
     } while (again);
 
-    for (int k = 0; k < LK_SCIDDICAT_NFLOWS; k++)
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
         if (!(eliminated & (1u << (k + 1))))
-            Sf[lk_sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
+            Sf[sciddicat_flow_at(k, i, j, rows, cols)] = (average - u[k + 1]) * p_r;
 }
 
 /**
  * Width-update process of interior cell (i, j): the new thickness, from inflows minus
  * outflows in the order North, West, East, South.
  */
-LK_HD static inline double lk_sciddicat_width_cell(int i, int j, int rows, int cols,
+LK_HD static inline double sciddicat_width_cell(int i, int j, int rows, int cols,
                                                    const double *Sh, const double *Sf)
 {
-    double h = Sh[lk_sciddicat_at(i, j, cols)];
-    h += Sf[lk_sciddicat_flow_at(3, i - 1, j, rows, cols)] - Sf[lk_sciddicat_flow_at(0, i, j, rows, cols)];
-    h += Sf[lk_sciddicat_flow_at(2, i, j - 1, rows, cols)] - Sf[lk_sciddicat_flow_at(1, i, j, rows, cols)];
-    h += Sf[lk_sciddicat_flow_at(1, i, j + 1, rows, cols)] - Sf[lk_sciddicat_flow_at(2, i, j, rows, cols)];
-    h += Sf[lk_sciddicat_flow_at(0, i + 1, j, rows, cols)] - Sf[lk_sciddicat_flow_at(3, i, j, rows, cols)];
+    double h = Sh[sciddicat_at(i, j, cols)];
+    h += Sf[sciddicat_flow_at(3, i - 1, j, rows, cols)] - Sf[sciddicat_flow_at(0, i, j, rows, cols)];
+    h += Sf[sciddicat_flow_at(2, i, j - 1, rows, cols)] - Sf[sciddicat_flow_at(1, i, j, rows, cols)];
+    h += Sf[sciddicat_flow_at(1, i, j + 1, rows, cols)] - Sf[sciddicat_flow_at(2, i, j, rows, cols)];
+    h += Sf[sciddicat_flow_at(0, i + 1, j, rows, cols)] - Sf[sciddicat_flow_at(3, i, j, rows, cols)];
     return h;
 }
 
 /** A loaded, initialised SciddicaT problem (host memory, owned by the struct). */
-typedef struct lk_sciddicat {
+typedef struct sciddicat {
     int rows;           /**< Grid rows (nrows). */
     int cols;           /**< Grid columns (ncols). */
     lk_grid_header hdr; /**< Header of the input grids. */
     double *z;          /**< Altitude after initialisation (z -= h on wet interior cells). */
     double *h0;         /**< Initial thickness. */
-} lk_sciddicat;
+} sciddicat;
 
 /** Terrain kinds the generator makes. */
-typedef enum lk_sciddicat_terrain {
+typedef enum sciddicat_terrain {
     LK_TERRAIN_VALLEY, /**< A noisy valley descending southwards, debris blob near the top. */
     LK_TERRAIN_PLANE,  /**< A steep noisy plane; the flow reaches the southern border. */
     LK_TERRAIN_DOME,   /**< A noisy square pyramid, debris on its top: it leaves through all
                             four borders. */
     LK_TERRAIN_FLOOD   /**< A gentle noisy slope with debris on every interior cell: no dry
                             cell to skip. */
-} lk_sciddicat_terrain;
+} sciddicat_terrain;
 
 /** What the generator makes: deterministic from these fields alone, on every platform. */
-typedef struct lk_sciddicat_spec {
-    lk_sciddicat_terrain terrain; /**< Terrain kind. */
+typedef struct sciddicat_spec {
+    sciddicat_terrain terrain; /**< Terrain kind. */
     int rows;                     /**< Rows (>= 1). */
     int cols;                     /**< Columns (>= 1). */
     unsigned long long seed;      /**< Seed of the noise. */
-} lk_sciddicat_spec;
+} sciddicat_spec;
 
 /** Parse a terrain name ("valley", "plane", "dome", "flood"). */
-int lk_sciddicat_terrain_parse(const char *name, lk_sciddicat_terrain *out, lk_error *err);
+int sciddicat_terrain_parse(const char *name, sciddicat_terrain *out, lk_error *err);
 /** Name of a terrain kind. */
-const char *lk_sciddicat_terrain_name(lk_sciddicat_terrain t);
+const char *sciddicat_terrain_name(sciddicat_terrain t);
 
 /**
  * Parse a generator spec `KIND:ROWSxCOLS:SEED`, e.g. `valley:610x496:1`.
  */
-int lk_sciddicat_spec_parse(const char *s, lk_sciddicat_spec *out, lk_error *err);
+int sciddicat_spec_parse(const char *s, sciddicat_spec *out, lk_error *err);
 
 /**
  * Generate the raw inputs of @p spec: header, DEM (altitudes, metres) and source thickness,
  * each rows*cols (caller-allocated). Uses only correctly rounded IEEE operations, so the
  * same spec gives the same bits everywhere.
  */
-int lk_sciddicat_generate(const lk_sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
+int sciddicat_generate(const sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
                           double *source, lk_error *err);
 
 /** Load the course layout: header file, DEM body and source body; then initialise. */
-int lk_sciddicat_load(const char *header, const char *dem, const char *source,
-                      lk_sciddicat *sim, lk_error *err);
+int sciddicat_load(const char *header, const char *dem, const char *source,
+                      sciddicat *sim, lk_error *err);
 /** Load two single-file `.asc` grids (DEM and source, same header); then initialise. */
-int lk_sciddicat_load_asc(const char *dem, const char *source, lk_sciddicat *sim,
+int sciddicat_load_asc(const char *dem, const char *source, sciddicat *sim,
                           lk_error *err);
 /** Build a problem from @p spec with the generator; then initialise. */
-int lk_sciddicat_load_generated(const lk_sciddicat_spec *spec, lk_sciddicat *sim,
+int sciddicat_load_generated(const sciddicat_spec *spec, sciddicat *sim,
                                 lk_error *err);
-/** How the manifest's datasets of this model and `--gen` specs become an lk_sciddicat
+/** How the manifest's datasets of this model and `--gen` specs become an sciddicat
     (lk_dataset_load(), lk_run_open_dataset()). */
-extern const lk_dataset_kind lk_sciddicat_datasets;
+extern const lk_dataset_kind sciddicat_datasets;
 /**
  * Load dataset @p name of the manifest at @p manifest_path: its committed files when it is
  * stored (`<dir of manifest>/sciddicat/<name>_{header,dem,source}.txt`), else generated.
  * If @p steps is not NULL it receives the manifest's step count; @p md5 (33 bytes) its hash.
  */
-int lk_sciddicat_load_dataset(const char *manifest_path, const char *name, lk_sciddicat *sim,
+int sciddicat_load_dataset(const char *manifest_path, const char *name, sciddicat *sim,
                               int *steps, char *md5, lk_error *err);
 /** Free a problem (safe on a zeroed struct). */
-void lk_sciddicat_free(lk_sciddicat *sim);
+void sciddicat_free(sciddicat *sim);
 
 /**
  * The serial reference, defined in common/models/sciddicat/serial.c (one definition that
@@ -220,7 +220,7 @@ void lk_sciddicat_free(lk_sciddicat *sim);
  * steps on it.
  * If @p lost is not NULL it receives the thickness that left through the border.
  */
-int lk_sciddicat_serial(const lk_sciddicat *sim, int steps, double *h, double *lost,
+int sciddicat_serial(const sciddicat *sim, int steps, double *h, double *lost,
                         lk_error *err);
 
 #ifdef __cplusplus

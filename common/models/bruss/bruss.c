@@ -1,6 +1,6 @@
-/* The Brusselator (labkit/bruss.h): generator specs, initial states, datasets, hashes and
+/* The Brusselator (bruss/bruss.h): generator specs, initial states, datasets, hashes and
    text output. The Euler steps are common/models/bruss/serial.c and the kernels. */
-#include "labkit/bruss.h"
+#include "bruss/bruss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +14,12 @@
 static const char *forms = "use bruss:MxM:SEED (an M x M grid, M from 2 to 16384; SEED 0 is "
                            "Korch's initial state, others perturb it), e.g. bruss:201x201:0";
 
-int lk_bruss_is_spec(const char *spec)
+int bruss_is_spec(const char *spec)
 {
     return spec && strncmp(spec, "bruss:", 6) == 0;
 }
 
-int lk_bruss_spec_parse(const char *s, lk_bruss_spec *out, lk_error *err)
+int bruss_spec_parse(const char *s, bruss_spec *out, lk_error *err)
 {
     char buf[128];
     if (strlen(s) >= sizeof buf)
@@ -41,10 +41,10 @@ int lk_bruss_spec_parse(const char *s, lk_bruss_spec *out, lk_error *err)
         return lk_fail(err, "generator spec '%s': size '%s' is not MxM: %s", s, dims, forms);
     *x++ = '\0';
     int rows = 0, cols = 0;
-    lk_bruss_spec spec = {0};
+    bruss_spec spec = {0};
     lk_error sub;
-    if (lk_parse_int("rows", dims, LK_BRUSS_MIN_M, LK_BRUSS_MAX_M, &rows, &sub) != 0 ||
-        lk_parse_int("columns", x, LK_BRUSS_MIN_M, LK_BRUSS_MAX_M, &cols, &sub) != 0 ||
+    if (lk_parse_int("rows", dims, BRUSS_MIN_M, BRUSS_MAX_M, &rows, &sub) != 0 ||
+        lk_parse_int("columns", x, BRUSS_MIN_M, BRUSS_MAX_M, &cols, &sub) != 0 ||
         lk_parse_seed("seed", seed, &spec.seed, &sub) != 0)
         return lk_fail(err, "generator spec '%s': %s (every grid point needs a neighbour to "
                             "reflect, and 2M^2 values must fit an int index): %s", s, sub.msg,
@@ -58,13 +58,13 @@ int lk_bruss_spec_parse(const char *s, lk_bruss_spec *out, lk_error *err)
     return 0;
 }
 
-int lk_bruss_generate(const lk_bruss_spec *spec, lk_bruss *sim, lk_error *err)
+int bruss_generate(const bruss_spec *spec, bruss *sim, lk_error *err)
 {
     const int m = spec->m;
-    if (m < LK_BRUSS_MIN_M || m > LK_BRUSS_MAX_M)
+    if (m < BRUSS_MIN_M || m > BRUSS_MAX_M)
         return lk_fail(err, "Brusselator of side %d: M must be from %d to %d", m,
-                       LK_BRUSS_MIN_M, LK_BRUSS_MAX_M);
-    double *y = malloc(lk_bruss_components(m) * sizeof *y);
+                       BRUSS_MIN_M, BRUSS_MAX_M);
+    double *y = malloc(bruss_components(m) * sizeof *y);
     if (!y)
         return lk_fail(err, "out of memory for a %d x %d Brusselator", m, m);
     lk_rng rng;
@@ -88,34 +88,34 @@ int lk_bruss_generate(const lk_bruss_spec *spec, lk_bruss *sim, lk_error *err)
 /* A generator spec to a problem, for the manifest's datasets and --gen (labkit/manifest.h). */
 static int generate_from_spec(const char *text, void *problem, lk_error *err)
 {
-    lk_bruss_spec spec;
-    if (lk_bruss_spec_parse(text, &spec, err) != 0)
+    bruss_spec spec;
+    if (bruss_spec_parse(text, &spec, err) != 0)
         return LK_BAD_SPEC;
-    return lk_bruss_generate(&spec, problem, err);
+    return bruss_generate(&spec, problem, err);
 }
 
-const lk_dataset_kind lk_bruss_datasets = {
+const lk_dataset_kind bruss_datasets = {
     .model = "bruss", .noun = "Brusselator", .generate = generate_from_spec};
 
-int lk_bruss_load_dataset(const char *manifest_path, const char *name, lk_bruss *sim,
+int bruss_load_dataset(const char *manifest_path, const char *name, bruss *sim,
                           int *steps, char *md5, lk_error *err)
 {
-    return lk_dataset_load(&lk_bruss_datasets, manifest_path, name, sim, steps, md5, err);
+    return lk_dataset_load(&bruss_datasets, manifest_path, name, sim, steps, md5, err);
 }
 
-void lk_bruss_free(lk_bruss *sim)
+void bruss_free(bruss *sim)
 {
     free(sim->y0);
     sim->y0 = NULL;
     sim->m = 0;
 }
 
-int lk_bruss_md5(const double *y, int m, char hex[33], lk_error *err)
+int bruss_md5(const double *y, int m, char hex[33], lk_error *err)
 {
-    return lk_binary_md5(y, lk_bruss_components(m), hex, err);
+    return lk_binary_md5(y, bruss_components(m), hex, err);
 }
 
-int lk_bruss_write_text(const char *path, const double *y, int m, lk_error *err)
+int bruss_write_text(const char *path, const double *y, int m, lk_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)

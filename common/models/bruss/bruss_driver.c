@@ -1,6 +1,6 @@
 /* The Brusselator steps of a lab driver: what only this model knows (its inputs, hash and
    comparison); the order of the steps is the lab's main.c. */
-#include "labkit/bruss_driver.h"
+#include "bruss/bruss_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +10,10 @@
 #include "labkit/manifest.h"
 #include "labkit/png.h"
 
-int lk_bruss_input(const lk_options *o)
+int bruss_input(const lk_options *o)
 {
     if (o->gen)
-        return lk_bruss_is_spec(o->gen);
+        return bruss_is_spec(o->gen);
     if (!o->dataset)
         return 0;
     lk_manifest m;
@@ -26,21 +26,21 @@ int lk_bruss_input(const lk_options *o)
     return bruss;
 }
 
-int lk_bruss_open(lk_run *run, lk_bruss *sim)
+int bruss_open(lk_run *run, bruss *sim)
 {
     if (run->status != 0)
         return -1;
     int dataset_steps = -1;
-    if (lk_run_open_dataset(run, &lk_bruss_datasets, sim, &dataset_steps) != 0)
+    if (lk_run_open_dataset(run, &bruss_datasets, sim, &dataset_steps) != 0)
         return -1;
-    run->steps = lk_run_choose_steps(run, dataset_steps, LK_BRUSS_DEFAULT_STEPS);
+    run->steps = lk_run_choose_steps(run, dataset_steps, BRUSS_DEFAULT_STEPS);
     snprintf(run->details, sizeof run->details,
              " (Brusselator %d x %d, U and V interleaved per point; h %g)", sim->m, sim->m,
-             lk_bruss_h(sim->m));
-    const size_t bytes = lk_bruss_components(sim->m) * sizeof(double);
+             bruss_h(sim->m));
+    const size_t bytes = bruss_components(sim->m) * sizeof(double);
     /* m rows of 2m cells; the copy yardstick moves one state, as a linear step does. */
     const lk_output_shape shape = {.rows = sim->m, .cols = 2 * sim->m, .fields = 1, .ghost = 0,
-                                   .bytes_per_cell_step = LK_BRUSS_BYTES_PER_COMPONENT_STEP,
+                                   .bytes_per_cell_step = BRUSS_BYTES_PER_COMPONENT_STEP,
                                    .copy_bytes = bytes};
     const void *inputs[1] = {sim->y0};
     const size_t input_bytes[1] = {bytes};
@@ -60,7 +60,7 @@ static int write_png(const char *path, const double *y, int m, const char *title
     return rc;
 }
 
-void lk_bruss_report(lk_run *run, const lk_bruss *sim)
+void bruss_report(lk_run *run, const bruss *sim)
 {
     if (run->status != 0 || run->opt.bench)
         return;
@@ -71,8 +71,8 @@ void lk_bruss_report(lk_run *run, const lk_bruss *sim)
     const double *y = lk_run_output(run);
     char title[320];
     snprintf(title, sizeof title, "Brusselator %s after %d steps: U", run->label, run->steps);
-    if ((o->out && lk_bruss_write_text(o->out, y, sim->m, err) != 0) ||
-        (o->bin && lk_write_binary(o->bin, y, lk_bruss_components(sim->m), err) != 0) ||
+    if ((o->out && bruss_write_text(o->out, y, sim->m, err) != 0) ||
+        (o->bin && lk_write_binary(o->bin, y, bruss_components(sim->m), err) != 0) ||
         (o->png && write_png(o->png, y, sim->m, title, err) != 0))
         goto failed;
     return;

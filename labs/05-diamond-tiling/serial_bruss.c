@@ -1,0 +1,1 @@
+../../common/models/bruss/serial.c
