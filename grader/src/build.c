@@ -91,8 +91,11 @@ int gr_kit_init(gr_kit *kit, const char *top, const char *lib, const char *cuda_
     if (cuda_home)
         add_dir(kit, cuda_home);
     char *labkit = gr_strf("%s/common/include/labkit", top);
+    char *models = gr_strf("%s/common/models", top);
     add_dir(kit, labkit);
+    add_dir(kit, models);
     free(labkit);
+    free(models);
 
     FILE *p = NULL;
     {

@@ -335,7 +335,7 @@ int gr_check_includes(const gr_kit *kit, const gr_lab_rubric *lab, const char *w
         char *first = gr_xstrdup(gr_buf_str(&outside));
         first[strcspn(first, "\n")] = '\0';
         char *reason = gr_strf("includes files outside the CUDA toolkit, the system headers, "
-                               "common/include/labkit and the lab's folder, e.g. %s", first);
+                               "common/include/labkit, common/models and the lab's folder, e.g. %s", first);
         gr_check *c = gr_lab_add(r, "includes", "#include dependencies", GR_FAIL, reason,
                                  gr_buf_str(&outside));
         c->seconds = t0;
