@@ -383,11 +383,24 @@ int gr_run_tool(const gr_kit *kit, const gr_lab_rubric *lab, const char *const *
     return rc;
 }
 
+/* The make variable that points the kit's makefiles at kit->lib: LK_BUILD=DIR where the
+   library is DIR/common/liblabkit.a (common.mk's layout, so that a kit built with
+   `make LK_BUILD=DIR` grades against that build), else LK_LIB=PATH. */
+static char *lib_make_var(const gr_kit *kit)
+{
+    static const char tail[] = "/common/liblabkit.a";
+    size_t len = strlen(kit->lib), tail_len = sizeof tail - 1;
+    if (len > tail_len && strcmp(kit->lib + len - tail_len, tail) == 0)
+        return gr_strf("LK_BUILD=%.*s", (int)(len - tail_len), kit->lib);
+    return gr_strf("LK_LIB=%s", kit->lib);
+}
+
 int gr_refresh_lib(const gr_kit *kit, lk_error *err)
 {
     /* Student builds run unprivileged and cannot write build/: make sure the library they
        link is up to date first, as the grader's own user. */
-    const char *argv[] = {"make", "-s", "--no-print-directory", "-C", kit->top, "lib", NULL};
+    char *a_lib = lib_make_var(kit);
+    const char *argv[] = {"make", "-s", "--no-print-directory", "-C", kit->top, a_lib, "lib", NULL};
     gr_limits lim = {.wall_s = 1800, .output_bytes = 8LL << 20};
     char *log = gr_strf("%s/lib-refresh.log", kit->log_dir ? kit->log_dir : "/tmp");
     gr_cmd cmd = {argv, kit->top, log, NULL, NULL, 0, NULL, NULL, NULL, NULL};
@@ -402,6 +415,7 @@ int gr_refresh_lib(const gr_kit *kit, lk_error *err)
         free(text);
     }
     free(log);
+    free(a_lib);
     return rc;
 }
 
@@ -424,6 +438,8 @@ int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, cons
     argv[n++] = kit->lib;
     argv[n++] = "-C";
     argv[n++] = a_dir;
+    char *a_lib = lib_make_var(kit);
+    argv[n++] = a_lib;
     argv[n++] = "VARIANT=student";
     if (graded)
         argv[n++] = "GRADED=1"; /* a driver that runs student code holds no reference */
@@ -460,6 +476,7 @@ int gr_build(const gr_kit *kit, const gr_lab_rubric *lab, const char *work, cons
         free(vars[f]);
     free(a_dir);
     free(a_b);
+    free(a_lib);
     free(goal);
     free(log);
     free(a_arch);

@@ -100,6 +100,26 @@ static const struct {
 static const char *const failures[] = {"good", "wrong", "crash", "hang", "slow", "flood",
                                        "replay", NULL};
 
+/* Copies the headers of the real kit's folder @p rel into the stand-in @p kit. */
+static void copy_headers_in(const char *kit, const char *rel)
+{
+    char *real = gr_strf("%s/%s", LK_TOP_DIR, rel);
+    DIR *hd = opendir(real);
+    cr_assert_not_null(hd, "%s", real);
+    struct dirent *e;
+    while ((e = readdir(hd)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 3 || strcmp(e->d_name + len - 2, ".h") != 0)
+            continue;
+        char *file = gr_strf("%s/%s", rel, e->d_name), *p;
+        copy_in(file, p = gr_strf("%s/%s", kit, file));
+        free(p);
+        free(file);
+    }
+    closedir(hd);
+    free(real);
+}
+
 /* The stand-in kit and a class of the stand-in students named in @p names (the solution is
    "good"); returns the kit folder. */
 static char *make_kit(char **subs, const char *const *names)
@@ -138,19 +158,10 @@ static char *make_kit(char **subs, const char *const *names)
     }
     write_text(p = gr_strf("%s/Makefile", kit), "# stand-in kit: the real library is used\nlib:\n");
     free(p);
-    /* A snapshot of the kit's headers: the stand-in kit's hash must not follow edits of the
-       real tree while the test runs. */
-    DIR *hd = opendir(LK_TOP_DIR "/common/include/labkit");
-    cr_assert_not_null(hd);
-    struct dirent *e;
-    while ((e = readdir(hd)) != NULL)
-        if (e->d_name[0] != '.') {
-            char *rel = gr_strf("common/include/labkit/%s", e->d_name);
-            copy_in(rel, p = gr_strf("%s/%s", kit, rel));
-            free(p);
-            free(rel);
-        }
-    closedir(hd);
+    /* A snapshot of the kit's and the model's headers: the stand-in kit's hash must not
+       follow edits of the real tree while the test runs. */
+    copy_headers_in(kit, "common/include/labkit");
+    copy_headers_in(kit, "common/models/sciddicat");
 
     char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
     *subs = gr_strf("%s/class", dir);
