@@ -11,6 +11,22 @@
 #include "lab.h"
 #include "labkit/cuda_check.h"
 
+// Both variants skip what the caller's zeroed outflows already hold: a still cell
+// (sciddicat_is_still) has no outflow, so the flows kernel neither computes nor writes it
+// and the width update stages zeros for it without loading; an eliminated direction's zero
+// is not written. Per dry cell that saves the 32 bytes written and the 32 read of Sf.
+
+// The outflows of cell `at` that are not zero (a kept direction's is positive).
+__device__ static inline void store_outflows(int rows, int cols, size_t at,
+                                             const double f[SCIDDICAT_NFLOWS],
+                                             double *__restrict__ Sf)
+{
+    const size_t layer = (size_t)rows * cols;
+    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
+        if (f[k] != 0.0)
+            Sf[k * layer + at] = f[k];
+}
+
 // ---- Variant 1: halo. The block is the tile plus a one-cell ring; thread (lx, ly) stages
 // cell (by*ty + ly, bx*tx + lx), i.e. the tile shifted by -1, and only inner threads compute.
 
@@ -27,15 +43,14 @@ __global__ void flows_halo(int rows, int cols, const double *__restrict__ z,
     s_z[s] = inside ? z[at] : 0.0; // out of the domain: a neutral value, never used
     s_h[s] = inside ? h[at] : 0.0;
     __syncthreads();
-    if (lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1 || i >= rows - 1 || j >= cols - 1)
+    if (lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1 || i >= rows - 1 || j >= cols - 1 ||
+        sciddicat_is_still(s_h[s]))
         return;
     const double zn[5] = {s_z[s], s_z[s - bw], s_z[s - 1], s_z[s + 1], s_z[s + bw]};
     const double hn[5] = {s_h[s], s_h[s - bw], s_h[s - 1], s_h[s + 1], s_h[s + bw]};
     double f[SCIDDICAT_NFLOWS];
     lab04_cell_flows(zn, hn, f);
-    const size_t layer = (size_t)rows * cols;
-    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
-        Sf[k * layer + at] = f[k];
+    store_outflows(rows, cols, at, f, Sf);
 }
 
 // Each thread stages the outflows its cell contributes to the tile: all four for a tile cell,
@@ -51,9 +66,14 @@ __global__ void width_halo(int rows, int cols, double *__restrict__ h,
     const size_t layer = (size_t)rows * cols, at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
     const bool north = ly == 0, south = ly == bh - 1, west = lx == 0, east = lx == bw - 1;
-    if (!north && !south && !west && !east) {
+    // A tile cell's thickness at the step's start: only its own thread writes it, after the
+    // barrier.
+    const bool tile_cell = !north && !south && !west && !east;
+    const double h_c = tile_cell && inside ? h[at] : 0.0;
+    if (tile_cell) {
+        const bool moves = inside && !sciddicat_is_still(h_c);
         for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
-            s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+            s_f[k * nb + s] = moves ? Sf[k * layer + at] : 0.0;
     } else if (!west && !east) {
         const int k = north ? 3 : 0;
         s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
@@ -62,12 +82,12 @@ __global__ void width_halo(int rows, int cols, double *__restrict__ h,
         s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
     }
     __syncthreads();
-    if (north || south || west || east || i >= rows - 1 || j >= cols - 1)
+    if (!tile_cell || i >= rows - 1 || j >= cols - 1)
         return;
     const double out[4] = {s_f[s], s_f[nb + s], s_f[2 * nb + s], s_f[3 * nb + s]};
     const double in[4] = {s_f[3 * nb + s - bw], s_f[2 * nb + s - 1], s_f[nb + s + 1],
                           s_f[s + bw]};
-    h[at] = lab04_cell_width(h[at], in, out);
+    h[at] = lab04_cell_width(h_c, in, out);
 }
 
 // ---- Variant 2: no halo. The block is the tile; a neighbour outside it comes from global
@@ -86,7 +106,7 @@ __global__ void flows_nohalo(int rows, int cols, const double *__restrict__ z,
     s_z[s] = inside ? z[at] : 0.0;
     s_h[s] = inside ? h[at] : 0.0;
     __syncthreads();
-    if (i >= rows - 1 || j >= cols - 1)
+    if (i >= rows - 1 || j >= cols - 1 || sciddicat_is_still(s_h[s]))
         return;
     const double zn[5] = {s_z[s], ly > 0 ? s_z[s - bw] : z[at - cols], lx > 0 ? s_z[s - 1] : z[at - 1],
                           lx < bw - 1 ? s_z[s + 1] : z[at + 1], ly < bh - 1 ? s_z[s + bw] : z[at + cols]};
@@ -94,9 +114,7 @@ __global__ void flows_nohalo(int rows, int cols, const double *__restrict__ z,
                           lx < bw - 1 ? s_h[s + 1] : h[at + 1], ly < bh - 1 ? s_h[s + bw] : h[at + cols]};
     double f[SCIDDICAT_NFLOWS];
     lab04_cell_flows(zn, hn, f);
-    const size_t layer = (size_t)rows * cols;
-    for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
-        Sf[k * layer + at] = f[k];
+    store_outflows(rows, cols, at, f, Sf);
 }
 
 __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
@@ -109,8 +127,10 @@ __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
     const int s = ly * bw + lx;
     const size_t layer = (size_t)rows * cols, at = sciddicat_at(i, j, cols);
     const bool inside = i < rows && j < cols;
+    const double h_c = inside ? h[at] : 0.0; // only this thread writes it, after the barrier
+    const bool moves = inside && !sciddicat_is_still(h_c);
     for (int k = 0; k < SCIDDICAT_NFLOWS; k++)
-        s_f[k * nb + s] = inside ? Sf[k * layer + at] : 0.0;
+        s_f[k * nb + s] = moves ? Sf[k * layer + at] : 0.0;
     __syncthreads();
     if (i >= rows - 1 || j >= cols - 1)
         return;
@@ -119,7 +139,7 @@ __global__ void width_nohalo(int rows, int cols, double *__restrict__ h,
                           lx > 0 ? s_f[2 * nb + s - 1] : Sf[2 * layer + at - 1],
                           lx < bw - 1 ? s_f[nb + s + 1] : Sf[layer + at + 1],
                           ly < bh - 1 ? s_f[s + bw] : Sf[at + cols]};
-    h[at] = lab04_cell_width(h[at], in, out);
+    h[at] = lab04_cell_width(h_c, in, out);
 }
 
 // ---- The outflows of one cell, cheaper on the GPU than lab04_cell_flows and bit-identical to

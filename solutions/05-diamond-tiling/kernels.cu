@@ -214,6 +214,29 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     }
 }
 
+// One step, one thread per point, a grid row per blockIdx.y: what a band of one step comes
+// to without the detour through shared memory.
+#define BRUSS_POINT_THREADS 256
+
+static __global__ void bruss_point_kernel(int m, const double *__restrict__ d_in,
+                                          double *__restrict__ d_out)
+{
+    const int k = blockIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    const double2 *in2 = (const double2 *)d_in;
+    const long row = (long)k * m;
+    const double2 me = in2[row + j];
+    const double2 nn = in2[(long)bruss_reflect(k - 1, m) * m + j];
+    const double2 ss = in2[(long)bruss_reflect(k + 1, m) * m + j];
+    const double2 ww = in2[row + bruss_reflect(j - 1, m)];
+    const double2 ee = in2[row + bruss_reflect(j + 1, m)];
+    double2 r;
+    bruss_point_step(bruss_h(m), bruss_c(m), me.x, me.y, &nn.x, &ss.x, &ww.x, &ee.x,
+                        &r.x, &r.y);
+    ((double2 *)d_out)[row + j] = r;
+}
+
 extern "C" int lab05_bruss_launch(int m, int steps, int rows, const double *d_in,
                                   double *d_out, lk_error *err)
 {
@@ -222,6 +245,16 @@ extern "C" int lab05_bruss_launch(int m, int steps, int rows, const double *d_in
     if (rows < 1 || m < BRUSS_MIN_M)
         return lk_fail(err, "lab05_bruss_launch: %d rows per band of a grid of side %d: both "
                             "must be >= 1 (m >= 2)", rows, m);
+    // One step per launch is what is left when shared memory cannot hold a row with two halo
+    // rows on each side (the given tile lowers H to 1 then, m = 2048 on 227 KB): no level is
+    // reused, and a band would only cut occupancy. The plain step streams at full bandwidth.
+    if (steps == 1) {
+        const dim3 grid((unsigned)((m + BRUSS_POINT_THREADS - 1) / BRUSS_POINT_THREADS),
+                        (unsigned)m);
+        bruss_point_kernel<<<grid, BRUSS_POINT_THREADS>>>(m, d_in, d_out);
+        LK_LAUNCH_TRY(err);
+        return 0;
+    }
     const long held_rows = (long)rows + 2L * steps < m ? (long)rows + 2L * steps : m;
     const size_t shared = 2 * (size_t)held_rows * (size_t)m * 2 * sizeof(double);
     int dev = 0, limit = 0;

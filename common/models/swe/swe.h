@@ -125,6 +125,42 @@ LK_HD static inline double swe_flux_yy(swe_q q)
 }
 
 /**
+ * The fluxes of a state, each a division: what the update reads of a neighbour (xx and xy of
+ * n and s, xy and yy of w and e). A kernel that shares cells between threads can compute
+ * them once per cell instead of once per reader.
+ */
+typedef struct swe_flux {
+    double xx; /**< swe_flux_xx() */
+    double xy; /**< swe_flux_xy() */
+    double yy; /**< swe_flux_yy() */
+} swe_flux;
+
+/** All three fluxes of @p q. */
+LK_HD static inline swe_flux swe_fluxes(swe_q q)
+{
+    swe_flux f;
+    f.xx = swe_flux_xx(q);
+    f.xy = swe_flux_xy(q);
+    f.yy = swe_flux_yy(q);
+    return f;
+}
+
+/**
+ * swe_update() with the neighbours' fluxes given (swe_fluxes(); of n and s only xx and
+ * xy are read, of w and e only xy and yy): the same operations in the same order.
+ */
+LK_HD static inline swe_q swe_update_fluxed(swe_q n, swe_q s, swe_q w, swe_q e,
+                                                 swe_flux fn, swe_flux fs, swe_flux fw,
+                                                 swe_flux fe, double r)
+{
+    swe_q out;
+    out.z = 0.25 * ((s.z + n.z) + (e.z + w.z)) - r * ((s.qx - n.qx) + (e.qy - w.qy));
+    out.qx = 0.25 * ((s.qx + n.qx) + (e.qx + w.qx)) - r * ((fs.xx - fn.xx) + (fe.xy - fw.xy));
+    out.qy = 0.25 * ((e.qy + w.qy) + (s.qy + n.qy)) - r * ((fe.yy - fw.yy) + (fs.xy - fn.xy));
+    return out;
+}
+
+/**
  * Lax-Friedrichs update of one cell from its neighbours n = (i-1, j), s = (i+1, j),
  * w = (i, j-1), e = (i, j+1); @p r = dt / (2 dx). The cell itself is not read.
  * Keep this operation order: results are compared bit for bit.
@@ -132,15 +168,18 @@ LK_HD static inline double swe_flux_yy(swe_q q)
 LK_HD static inline swe_q swe_update(swe_q n, swe_q s, swe_q w, swe_q e,
                                           double r)
 {
-    swe_q out;
-    out.z = 0.25 * ((s.z + n.z) + (e.z + w.z)) - r * ((s.qx - n.qx) + (e.qy - w.qy));
-    out.qx = 0.25 * ((s.qx + n.qx) + (e.qx + w.qx)) -
-             r * ((swe_flux_xx(s) - swe_flux_xx(n)) +
-                  (swe_flux_xy(e) - swe_flux_xy(w)));
-    out.qy = 0.25 * ((e.qy + w.qy) + (s.qy + n.qy)) -
-             r * ((swe_flux_yy(e) - swe_flux_yy(w)) +
-                  (swe_flux_xy(s) - swe_flux_xy(n)));
-    return out;
+    /* Only the eight fluxes the update reads: a division each. */
+    swe_flux fn, fs, fw, fe;
+    fn.xx = swe_flux_xx(n);
+    fn.xy = swe_flux_xy(n);
+    fs.xx = swe_flux_xx(s);
+    fs.xy = swe_flux_xy(s);
+    fw.xy = swe_flux_xy(w);
+    fw.yy = swe_flux_yy(w);
+    fe.xy = swe_flux_xy(e);
+    fe.yy = swe_flux_yy(e);
+    fn.yy = fs.yy = fw.xx = fe.xx = 0.0; /* never read */
+    return swe_update_fluxed(n, s, w, e, fn, fs, fw, fe, r);
 }
 
 /** The state of cell @p at of three separate (structure-of-arrays) fields. */
