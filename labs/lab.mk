@@ -1,4 +1,9 @@
-# Shared rules for every lab. A lab's Makefile is the single line `include ../lab.mk`.
+# Shared rules for every lab. A lab's Makefile sets what is the lab's own above the line
+# `include ../lab.mk` (this file names no lab; labs/README.md, "Adding a lab"):
+#
+#   STUDENT_C := exchange.c   student files in C beside kernels.cu (the rubric's other
+#                             `student-file` lines; default none)
+#   USES_MPI := 1             the lab runs under MPI (its rubric says `launcher mpirun`)
 #
 #   make            build the driver and the tests from your kernels.cu
 #   make check      the grader's static rules and the tests on your kernels.cu, then a summary
@@ -7,7 +12,7 @@
 #   make bench      performance report (GPU)
 #   make bench-profile  DRAM bytes per step measured with ncu (GPU, Nsight Compute)
 #   VARIANT=solution builds against solutions/<lab>/kernels.cu (instructors; and the lab's
-#                    other student files, e.g. lab 07's exchange.c)
+#                    other student files, its STUDENT_C)
 #   GRADED=1         the grader's build of a driver that runs a student's code: no serial
 #                    reference in it (serial.c's functions stop the run with one error line,
 #                    lk_no_reference in labkit/harness.h), so --gpu runs and --serial, --bench
@@ -39,11 +44,24 @@ else
 
 $(call lk_default,VARIANT,student)
 $(call lk_default,KERNELS,$(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB),$(CURDIR))/kernels.cu)
-# Student files in C beside kernels.cu (lab 07: exchange.c). Each NAME.c is built from the
+# Student files in C beside kernels.cu (the lab's STUDENT_C). Each NAME.c is built from the
 # path in the make variable NAME in capitals (EXCHANGE=...): the lab's own file, or under
 # VARIANT=solution the solution's. The grader passes them as its rubric's `student-file NAME
-# MAKEVAR` lines say.
-STUDENT_C := $(if $(filter 07,$(LAB_ID)),exchange.c)
+# MAKEVAR` lines say, so the two must agree: a student file built as the kit's own would be
+# graded as the kit's.
+# Settings only the lab's Makefile gives (one left in a shell's environment counts for none).
+$(foreach v,STUDENT_C USES_MPI,$(if $(filter environment%,$(origin $(v))),$(eval $(v) :=)))
+LAB_RUBRIC := $(wildcard $(CURDIR)/rubric)
+ifneq ($(LAB_RUBRIC),)
+  lk_rubric_c := $(shell sed -n 's/\#.*//; s/^[[:space:]]*student-file[[:space:]]\{1,\}\([^[:space:]]*\.c\)[[:space:]].*/\1/p' $(LAB_RUBRIC))
+  ifneq ($(sort $(lk_rubric_c)),$(sort $(STUDENT_C)))
+    $(error labs/$(LAB)/Makefile: STUDENT_C is '$(strip $(STUDENT_C))' but labs/$(LAB)/rubric's student-file lines name '$(strip $(lk_rubric_c))': write STUDENT_C := $(strip $(lk_rubric_c)) above include ../lab.mk)
+  endif
+  lk_rubric_mpi := $(if $(shell sed -n 's/\#.*//; /^[[:space:]]*launcher[[:space:]]\{1,\}mpirun/p' $(LAB_RUBRIC)),1)
+  ifneq ($(lk_rubric_mpi),$(strip $(USES_MPI)))
+    $(error labs/$(LAB)/Makefile: $(if $(lk_rubric_mpi),labs/$(LAB)/rubric says 'launcher mpirun' but USES_MPI is not 1: write USES_MPI := 1,USES_MPI is '$(strip $(USES_MPI))' but labs/$(LAB)/rubric has no 'launcher mpirun': drop USES_MPI or add the launcher) above include ../lab.mk)
+  endif
+endif
 lk_student_var = $(shell printf '%s' '$(basename $(1))' | tr a-z A-Z)
 $(foreach f,$(STUDENT_C),$(call lk_default,$(call lk_student_var,$(f)),\
   $(if $(filter solution,$(VARIANT)),$(LK_TOP)/solutions/$(LAB)/$(f),$(CURDIR)/$(f))))
@@ -70,9 +88,9 @@ PROG_GRADED_FLAGS := $(if $(and $(filter 1,$(GRADED)),$(LAB_SERIAL)),@$(B)/no-re
 TESTS := $(patsubst $(CURDIR)/tests/%.c,$(B)/tests/%,$(wildcard $(CURDIR)/tests/test_*.c))
 LAB_CPPFLAGS := $(CPPFLAGS) -I$(CURDIR) -DLK_LAB='"$(LAB)"'
 LAB_LDFLAGS := $(LDFLAGS) $(LK_HARNESS_LDFLAGS)
-# Labs that run under MPI (lab 07): Open MPI's compile and link flags from its mpicc wrapper,
-# and for the tests the driver they start under mpirun.
-ifeq ($(LAB_ID),07)
+# Labs that run under MPI (USES_MPI := 1): Open MPI's compile and link flags from its mpicc
+# wrapper, and for the tests the driver they start under mpirun.
+ifeq ($(strip $(USES_MPI)),1)
   LK_MPICC ?= mpicc
   LAB_CPPFLAGS += $(shell $(LK_MPICC) --showme:compile 2>/dev/null) -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX \
                   -DLK_LAB_PROG='"$(PROG)"'
@@ -220,11 +238,12 @@ ifneq ($(BENCH_RUNS),)
 	done
 endif
 
-# Measured DRAM bytes per step (tools/bench-profile.sh) on the bench dataset (the driver's -h
-# names it) and on the datasets that bench.runs names.
+# Measured DRAM bytes per step (tools/bench-profile.sh) on the bench dataset (the lab's C
+# declaration, lk_lab.bench_dataset, through --list-datasets) and on the datasets that
+# bench.runs names.
 bench-profile: $(PROG)
 	@$(GPU_LOCKED) $(LK_TOP)/tools/bench-profile.sh $(LAB) $(PROG) $(PROFILE_CSV) \
-	  $$($(PROG) -h | sed -n 's/.*--bench *performance report on \([^ ]*\).*/\1/p') \
+	  $$($(PROG) --list-datasets bench) \
 	  $(if $(BENCH_RUNS),$$(sed -n 's/.*--dataset \([^ ]*\).*/\1/p' $(BENCH_RUNS) | sort -u))
 
 clean:

@@ -46,6 +46,8 @@ finding() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$findings"; }
 
 # The list files' entries: first field of each line that is not a comment.
 entries() { sed -e 's/#.*//' "$1" | awk 'NF { print $1 }'; }
+# The files the student writes in lab folder DIR: its rubric's `student-file` lines.
+student_files() { sed -e 's/#.*//' "$1/rubric" 2>/dev/null | awk '$1 == "student-file" { print $2 }'; }
 
 cd "$dist"
 mapfile -t files < <(find . -type f -printf '%P\n' | sort)
@@ -65,8 +67,13 @@ done < <(entries "$kit/tools/instructor-only.txt")
 
 # ---- 2. copies of answer files ------------------------------------------------------------
 answers=()
-for a in "$kit"/solutions/*/kernels.cu "$kit"/solutions/*/exchange.c \
-         "$kit"/grader/examples/*/labs/*/kernels.cu; do
+for lab_dir in "$kit"/labs/[0-9][0-9]-*/; do
+    lab=$(basename "$lab_dir")
+    for f in $(student_files "$lab_dir"); do
+        [ -f "$kit/solutions/$lab/$f" ] && answers+=("$kit/solutions/$lab/$f")
+    done
+done
+for a in "$kit"/grader/examples/*/labs/*/kernels.cu; do
     [ -f "$a" ] && answers+=("$a")
 done
 if [ "${#answers[@]}" -gt 0 ]; then
@@ -99,13 +106,14 @@ for lab_h in labs/*/lab.h; do
     [ -f "$lab/kernels.cu" ] || continue
     names=$(declared "$lab_h" | paste -sd, -)
     [ -n "$names" ] || continue
-    # Lab 07's student also writes exchange.c.
-    student=("$lab/kernels.cu")
-    [ -f "$lab/exchange.c" ] && student+=("$lab/exchange.c")
+    # The student's files: kernels.cu and the rubric's other student files (lab 07's exchange.c).
+    student=()
+    for f in $(student_files "$lab"); do [ -f "$lab/$f" ] && student+=("$lab/$f"); done
+    [[ " ${student[*]} " == *" $lab/kernels.cu "* ]] || student+=("$lab/kernels.cu")
     tasks=$(definitions "$names" "${student[@]}" | cut -f2 | paste -sd, -)
     [ -n "$tasks" ] || continue
     while IFS=$'\t' read -r f name; do
-        [ "$f" = "$lab/kernels.cu" ] || [ "$f" = "$lab/exchange.c" ] && continue
+        [[ " ${student[*]} " == *" $f "* ]] && continue
         finding "$f" "$lab/lab.h" "defines $name(), a student task of $lab (declared in $lab/lab.h, written in ${student[*]})"
     done < <(definitions "$tasks" "${sources[@]}")
 done
@@ -118,8 +126,9 @@ trap 'rm -f "$findings" "$given"' EXIT
 for a in "${answers[@]}"; do
     lab=$(basename "$(dirname "$a")")
     cat labs/*/serial*.c common/include/labkit/*.h common/models/*/*.h >"$given"
-    [ -f "labs/$lab/kernels.cu" ] && cat "labs/$lab/kernels.cu" >>"$given"
-    [ -f "labs/$lab/exchange.c" ] && cat "labs/$lab/exchange.c" >>"$given"
+    for f in $(student_files "labs/$lab"); do
+        [ -f "labs/$lab/$f" ] && cat "labs/$lab/$f" >>"$given"
+    done
     skeleton=$given
     awk -v K="$ANSWER_RUN" -v src="${a#"$kit"/}" '
         function norm(s) {
@@ -199,7 +208,7 @@ fi
 # example submission's match is left out where the lab's solution already matches the file.
 merge_runs() {
     awk -F'\t' '
-        function lab_of(src) { sub(/\/(kernels\.cu|exchange\.c)$/, "", src); sub(/.*\//, "", src); return src }
+        function lab_of(src) { sub(/\/[^\/]*$/, "", src); sub(/.*\//, "", src); return src }
         $3 !~ /^@run / { print; next }
         {
             k = $1 FS $2; split($3, r, " ")

@@ -4,7 +4,7 @@
 #
 # The tool is Debian's similarity-tester (sim_c): it compares token sequences, so layout,
 # comments and the names of variables and functions do not hide a copy, and it runs on this
-# machine (nothing is uploaded). Per lab and student file of grader/rubric.txt:
+# machine (nothing is uploaded). Per lab and student file of the labs' rubrics (labs/*/rubric):
 #  1. each student's file is found as the grader finds it (grader/README.md, "Submissions");
 #  2. the runs it shares with the lab's own sources (the skeleton, given files, lab.h, main.c,
 #     serial.c: what every honest student starts from or ports) are blanked line by line, so
@@ -51,8 +51,7 @@ submissions=${1%/} out=$2
 for r in "${references[@]}"; do
     [ -d "$r" ] || die "$r: no such folder (--references): give an earlier year's class folder"
 done
-rubric=$kit/grader/rubric.txt
-[ -f "$rubric" ] || die "$rubric: not found: give the kit's folder with --kit"
+[ -d "$kit/labs" ] || die "$kit/labs: not found: give the kit's folder with --kit"
 command -v sim_c >/dev/null 2>&1 ||
     die "sim_c not found: apt-get install similarity-tester (make doctor lists what is missing)"
 # The version a reader needs to repeat the run: the Debian package's, else sim_c's build line.
@@ -68,12 +67,14 @@ report_dir=$out/similarity
 mkdir -p "$report_dir"
 rm -f "$report_dir"/*.md
 
-# "LAB<TAB>FILE" for each student file of the rubric's labs that the kit has.
-mapfile -t units < <(sed -e 's/#.*//' "$rubric" | awk '
-    $1 == "lab" { lab = $2 } $1 == "end" { lab = "" }
-    $1 == "student-file" && lab != "" { print lab "\t" $2 }' |
-    while IFS=$'\t' read -r lab file; do [ -d "$kit/labs/$lab" ] && printf '%s\t%s\n' "$lab" "$file"; done)
-[ "${#units[@]}" -gt 0 ] || die "$rubric: no student-file of a lab of $kit: check the rubric"
+# "LAB<TAB>FILE" for each student file of each lab folder's rubric (its own block).
+mapfile -t units < <(for rubric in "$kit"/labs/[0-9][0-9]-*/rubric; do
+    [ -f "$rubric" ] || continue
+    sed -e 's/#.*//' "$rubric" | awk '
+        $1 == "lab" { lab = $2 } $1 == "end" { lab = "" }
+        $1 == "student-file" && lab != "" { print lab "\t" $2 }'
+done)
+[ "${#units[@]}" -gt 0 ] || die "$kit/labs/*/rubric: no student-file in any lab's rubric: check them"
 if [ -n "$only_lab" ]; then
     [[ $'\n'"$(printf '%s\n' "${units[@]}")" == *$'\n'"$only_lab"$'\t'* ]] ||
         die "--lab $only_lab: no such graded lab: one of $(printf '%s\n' "${units[@]}" | cut -f1 | sort -u | paste -sd' ')"

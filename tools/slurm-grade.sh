@@ -34,7 +34,7 @@ fingerprint() {
     [ "$subs" != self ] || folder=$kit/labs
     {
         printf '%s\n' "$@"
-        md5sum "$grader" "$kit/grader/rubric.txt" 2>/dev/null || true
+        md5sum "$grader" "$kit/grader/rubric.txt" "$kit"/labs/*/rubric 2>/dev/null || true
         (cd "$folder" && find . -name build -prune -o -type f -print0 | LC_ALL=C sort -z |
             xargs -0 -r md5sum)
     } | md5sum | cut -d' ' -f1

@@ -21,7 +21,7 @@ int lk_run_start(lk_run *run, const lk_lab *lab, int argc, char **argv)
     run->serial_steps = -1;
     lk_error_clear(&run->err);
     int rc = lk_options_parse(argc, argv, lab, &run->opt, &run->err);
-    if (rc > 0) /* -h */
+    if (rc > 0) /* -h or --list-datasets: printed */
         return -1;
     if (rc < 0) {
         lk_run_usage_error(run);

@@ -86,9 +86,27 @@ static void usage(FILE *f, const char *prog, const lk_lab *lab)
             "      --bench          performance report on %s (GPU)\n"
             "      --serial-steps N serial steps timed by --bench (default %d)\n"
             "      --csv FILE       append the --bench result to FILE as CSV\n"
+            "      --list-datasets bench|standard\n"
+            "                       print that dataset's manifest name and stop (for make)\n"
             "  -h, --help           this text\n"
             "Exit status: 0 ok, 1 error, 2 bad usage, 3 GPU result differs from serial.\n",
             lab->bench_dataset, lab->bench_serial_steps);
+}
+
+/* --list-datasets WHICH: the manifest names of the lab's --bench or --standard dataset, one a
+   line, for make (lab.mk's bench-profile) instead of a parse of -h. 1 when printed. */
+static int list_datasets(const lk_lab *lab, const char *which, lk_error *err)
+{
+    const char *name;
+    if (strcmp(which, "bench") == 0)
+        name = lab->bench_dataset;
+    else if (strcmp(which, "standard") == 0)
+        name = lab->standard_dataset;
+    else
+        return lk_fail(err, "--list-datasets %s: no such list: use bench or standard", which);
+    if (name)
+        printf("%s\n", name);
+    return 1;
 }
 
 /* Options the lab does not use are refused, not ignored: a student who passes --tile to a
@@ -125,7 +143,7 @@ int lk_options_parse(int argc, char **argv, const lk_lab *lab, lk_options *o,
                          lk_error *err)
 {
     enum { O_SERIAL = 256, O_GPU, O_TILE, O_VARIANT, O_BIN, O_PNG, O_DIFF_PNG, O_JSON, O_FD, O_BENCH,
-           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5, O_JUDGE };
+           O_CSV, O_STANDARD, O_SERIAL_STEPS, O_ONCE, O_NO_MD5, O_JUDGE, O_LIST_DATASETS };
     /* --time and -t exist only for models with a simulated time (the first entry). */
     static const struct option all_options[] = {
         {"time", required_argument, 0, 't'},
@@ -141,6 +159,7 @@ int lk_options_parse(int argc, char **argv, const lk_lab *lab, lk_options *o,
         {"serial-steps", required_argument, 0, O_SERIAL_STEPS},
         {"csv", required_argument, 0, O_CSV},   {"once", no_argument, 0, O_ONCE},
         {"no-md5", no_argument, 0, O_NO_MD5},  {"judge", required_argument, 0, O_JUDGE},
+        {"list-datasets", required_argument, 0, O_LIST_DATASETS},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->steps = -1;
@@ -194,6 +213,7 @@ int lk_options_parse(int argc, char **argv, const lk_lab *lab, lk_options *o,
         case O_NO_MD5: o->no_md5 = 1; break;
         case O_JUDGE: o->judge = optarg; break;
         case 'h': usage(stdout, argv[0], lab); return 1;
+        case O_LIST_DATASETS: return list_datasets(lab, optarg, err);
         case ':': rc = lk_fail(err, "option %s needs a value: see -h", argv[optind - 1]); break;
         default: rc = lk_fail(err, "unknown option '%s': see -h", argv[optind - 1]); break;
         }

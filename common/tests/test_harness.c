@@ -76,6 +76,34 @@ Test(harness, leaves_small_buffers_pageable)
                  seen.input_locked);
 }
 
+/* --list-datasets prints the lab's declared dataset names, one a line, and runs nothing (make
+   bench-profile reads them); an unknown list is a usage error. */
+static const lk_lab listed_lab = {.name = "00-listed", .title = "list test", .gen_help = "any",
+                                  .standard_dataset = "std-set", .bench_dataset = "big-set"};
+
+static int list_main(int argc, char **argv)
+{
+    lk_run run;
+    if (lk_run_start(&run, &listed_lab, argc, argv) != 0)
+        return run.status;
+    return lk_run_finish(&run);
+}
+
+Test(harness, list_datasets_prints_the_labs_declared_names)
+{
+    char out[256];
+    char *bench[] = {"test_harness", "--list-datasets", "bench", NULL};
+    cr_assert_eq(lk_run_captured(list_main, 3, bench, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "big-set\n");
+    char *standard[] = {"test_harness", "--list-datasets", "standard", NULL};
+    cr_assert_eq(lk_run_captured(list_main, 3, standard, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "std-set\n");
+    char *unknown[] = {"test_harness", "--list-datasets", "hidden", NULL};
+    cr_assert_eq(lk_run_captured(list_main, 3, unknown, out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--list-datasets hidden: no such list: use bench or standard"), "%s",
+              out);
+}
+
 /* --diff-png draws the first output field that differs, as lk_png_diff does; says why it drew
    nothing for identical results or a lab judged within a tolerance. */
 static size_t judge_nothing(const void *ctx, const double *got, char *buf, size_t size)

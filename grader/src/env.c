@@ -262,7 +262,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Regular files directly in @p dir (sorted), minus the names in @p skip. */
+/* Regular files directly in @p dir (sorted), minus the names in @p skip (a lab's folder). */
 static int list_files(const char *dir, const gr_lab_rubric *skip, char ***out, int *n)
 {
     DIR *d = opendir(dir);
@@ -272,7 +272,9 @@ static int list_files(const char *dir, const gr_lab_rubric *skip, char ***out, i
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        int skipped = 0;
+        /* A lab folder's rubric counts as its graded lines (gr_rubric_lab_text): a changed
+           deadline or comment re-grades nobody. */
+        int skipped = skip && strcmp(e->d_name, "rubric") == 0;
         for (int i = 0; skip && i < skip->nfiles; i++)
             skipped |= strcmp(e->d_name, skip->files[i].name) == 0;
         char *path = gr_strf("%s/%s", dir, e->d_name);

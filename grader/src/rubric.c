@@ -1,6 +1,7 @@
 #include "rubric.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -675,12 +676,22 @@ static int finish_lab(ctx *c, gr_lab_rubric *lab, const int *seen)
     return 0;
 }
 
-int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *err)
+/* What one rubric text may hold: a whole rubric (--rubric FILE: any blocks and the course
+   lines), one lab folder's block (labs/NAME/rubric), or the course lines alone
+   (grader/rubric.txt, whose blocks live in the lab folders). */
+typedef struct text_kind {
+    const char *lab; /* the one lab the text describes (labs/NAME/rubric), or NULL */
+    int course_only; /* 1: no lab block may appear (grader/rubric.txt) */
+} text_kind;
+
+/* Parse @p text, appending its labs and course lines to @p r; -1 on the first error. */
+static int parse_text(const char *path, const char *text, text_kind kind, gr_rubric *r,
+                      lk_error *err)
 {
-    memset(r, 0, sizeof *r);
     ctx c = {path, 0, err};
     gr_lab_rubric *lab = NULL;
     int seen[K_COUNT];
+    int nlabs_before = r->nlabs;
     const char *p = text;
     while (*p) {
         c.line++;
@@ -719,6 +730,13 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                          !isdigit((unsigned char)tok[1][1]) || tok[1][2] != '-')
                     rc = bad(&c, "lab: '%s' is not a lab folder name (NN-name, as under labs/)",
                              tok[1]);
+                else if (kind.course_only)
+                    rc = bad(&c, "lab %s: a lab's block lives in its folder: move it to "
+                                 "labs/%s/rubric", tok[1], tok[1]);
+                else if (kind.lab && strcmp(tok[1], kind.lab) != 0)
+                    rc = bad(&c, "lab %s: this is the rubric of labs/%s, which describes that "
+                                 "lab only: write 'lab %s' (lab %s's block goes in "
+                                 "labs/%s/rubric)", tok[1], kind.lab, kind.lab, tok[1], tok[1]);
                 else if (gr_rubric_find(r, tok[1]))
                     rc = bad(&c, "lab %s: already described at line %d", tok[1],
                              gr_rubric_find(r, tok[1])->line);
@@ -729,6 +747,8 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                     lab_defaults(lab);
                     lab->line = c.line;
                     rc = copy_name(&c, "lab", tok[1], lab->name, sizeof lab->name);
+                    if (rc == 0)
+                        rc = copy_name(&c, "lab", path, lab->file, sizeof lab->file);
                     memset(seen, 0, sizeof seen);
                 }
             } else if (strcmp(tok[0], "end") == 0) {
@@ -743,7 +763,9 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
                     lab = NULL;
                 }
             } else if (!lab && strcmp(tok[0], "late-tokens") == 0) {
-                rc = parse_late_tokens(&c, r, tok, ntok);
+                rc = kind.lab ? bad(&c, "late-tokens: the late tokens are the course's, not "
+                                        "one lab's: put the line in grader/rubric.txt")
+                              : parse_late_tokens(&c, r, tok, ntok);
             } else if (!lab) {
                 rc = bad(&c, "'%s' outside a lab block: start the block with 'lab NAME'", tok[0]);
             } else {
@@ -766,34 +788,128 @@ int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *
             }
         }
         free(line);
-        if (rc != 0) {
-            gr_rubric_free(r);
+        if (rc != 0)
             return -1;
-        }
     }
     if (lab) {
         c.line = lab->line;
-        bad(&c, "lab %s: no 'end' before the end of the file: add 'end' after its last line",
-            lab->name);
+        return bad(&c, "lab %s: no 'end' before the end of the file: add 'end' after its last "
+                       "line", lab->name);
+    }
+    if (kind.lab && r->nlabs == nlabs_before)
+        return lk_fail(err, "%s: no block for lab %s: write 'lab %s', its keys (grader/rubric.txt "
+                            "lists them), then 'end'", path, kind.lab, kind.lab);
+    if (!kind.lab && !kind.course_only && r->nlabs == 0)
+        return lk_fail(err, "%s: no lab described: add a block 'lab NAME' ... 'end'", path);
+    return 0;
+}
+
+int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (parse_text(path, text, (text_kind){NULL, 0}, r, err) != 0) {
         gr_rubric_free(r);
         return -1;
     }
-    if (r->nlabs == 0) {
-        c.line = c.line ? c.line : 1;
-        return lk_fail(err, "%s: no lab described: add a block 'lab NAME' ... 'end'", path);
-    }
     return 0;
+}
+
+/* Read @p path and parse it as @p kind into @p r; a missing optional file adds nothing. */
+static int read_text(const char *path, text_kind kind, int optional, gr_rubric *r, lk_error *err)
+{
+    if (optional && !gr_exists(path))
+        return 0;
+    char *text = gr_read_file(path, 1 << 20, NULL, err);
+    if (!text)
+        return -1;
+    int rc = parse_text(path, text, kind, r, err);
+    free(text);
+    return rc;
 }
 
 int gr_rubric_read(const char *path, gr_rubric *r, lk_error *err)
 {
     memset(r, 0, sizeof *r);
-    char *text = gr_read_file(path, 1 << 20, NULL, err);
-    if (!text)
+    if (read_text(path, (text_kind){NULL, 0}, 0, r, err) != 0) {
+        gr_rubric_free(r);
         return -1;
-    int rc = gr_rubric_parse(path, text, r, err);
-    free(text);
+    }
+    return 0;
+}
+
+/* A lab folder's rubric, KIT/labs/NAME/rubric, which must exist: the folder is a lab of the
+   kit (it has a lab.h), and a lab without its block would go ungraded in silence. */
+static int read_lab_text(const char *kit, const char *name, gr_rubric *r, lk_error *err)
+{
+    char *path = gr_strf("%s/labs/%s/rubric", kit, name);
+    int rc = gr_exists(path)
+                 ? read_text(path, (text_kind){name, 0}, 0, r, err)
+                 : lk_fail(err, "%s: missing: every lab folder holds its rubric block: add the "
+                                "file with 'lab %s', its keys (grader/rubric.txt lists them), "
+                                "then 'end'", path, name);
+    free(path);
     return rc;
+}
+
+int gr_rubric_read_kit(const char *kit, gr_rubric *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    char *course = gr_strf("%s/grader/rubric.txt", kit);
+    int rc = read_text(course, (text_kind){NULL, 1}, 1, r, err);
+    free(course);
+    char **names;
+    int n;
+    gr_kit_labs(kit, &names, &n);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = read_lab_text(kit, names[i], r, err);
+        free(names[i]);
+    }
+    free(names);
+    if (rc == 0 && r->nlabs == 0)
+        rc = lk_fail(err, "%s/labs: no lab folder (labs/NN-name/lab.h): nothing to grade", kit);
+    if (rc != 0)
+        gr_rubric_free(r);
+    return rc;
+}
+
+int gr_rubric_read_lab(const char *kit, const char *name, gr_rubric *r, lk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    int rc = read_lab_text(kit, name, r, err);
+    if (rc != 0)
+        gr_rubric_free(r);
+    return rc;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gr_kit_labs(const char *kit, char ***names, int *n)
+{
+    char *dir = gr_strf("%s/labs", kit);
+    DIR *d = opendir(dir);
+    *names = NULL;
+    *n = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            const char *s = e->d_name;
+            if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '-'))
+                continue;
+            char *h = gr_strf("%s/%s/lab.h", dir, s);
+            if (gr_exists(h)) {
+                *names = gr_xrealloc(*names, (*n + 1) * sizeof **names);
+                (*names)[(*n)++] = gr_xstrdup(s);
+            }
+            free(h);
+        }
+        closedir(d);
+    }
+    free(dir);
+    qsort(*names, *n, sizeof **names, cmp_name);
 }
 
 const gr_lab_rubric *gr_rubric_find(const gr_rubric *r, const char *name)

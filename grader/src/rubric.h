@@ -1,9 +1,10 @@
 /**
  * @file rubric.h
- * @brief The grading rubric (grader/rubric.txt): what each lab is graded on and how.
+ * @brief The grading rubric: what each lab is graded on and how.
  *
- * The format is documented at the top of grader/rubric.txt and in grader/README.md. Parsing
- * is strict: every problem is reported as `file:line: what is wrong: what to write`.
+ * Each lab folder holds its block (labs/NN-name/rubric); grader/rubric.txt documents the
+ * language and holds the course's own lines (late-tokens). Parsing is strict: every problem
+ * is reported as `file:line: what is wrong: what to write`.
  */
 #ifndef GRADER_RUBRIC_H
 #define GRADER_RUBRIC_H
@@ -52,6 +53,7 @@ typedef struct gr_student_file {
 typedef struct gr_lab_rubric {
     char name[GR_NAME_MAX];   /**< Lab folder, e.g. "01-straightforward". */
     int line;                 /**< Line of its `lab` keyword. */
+    char file[1024];          /**< The file its block is in (messages: file:line). */
     char driver[64];          /**< Driver program built by lab.mk, e.g. "lab01". */
     gr_student_file files[GR_MAX_FILES]; /**< Student files. */
     int nfiles;               /**< Their number (>= 1). */
@@ -125,8 +127,15 @@ typedef struct gr_rubric {
 
 /** Parse rubric text; @p path names it in messages. */
 int gr_rubric_parse(const char *path, const char *text, gr_rubric *r, lk_error *err);
-/** Read and parse a rubric file. */
+/** Read and parse one rubric file holding every lab's block (`--rubric FILE`). */
 int gr_rubric_read(const char *path, gr_rubric *r, lk_error *err);
+/** Read the kit's rubric: the course lines of KIT/grader/rubric.txt (if there) and the block
+    of each lab folder, KIT/labs/NN-name/rubric, which must exist, in folder order. */
+int gr_rubric_read_kit(const char *kit, gr_rubric *r, lk_error *err);
+/** Read one lab's block alone, KIT/labs/@p name/rubric (which must exist). */
+int gr_rubric_read_lab(const char *kit, const char *name, gr_rubric *r, lk_error *err);
+/** The kit's labs: the folders labs/NN-name that hold a lab.h, sorted; free each and the list. */
+void gr_kit_labs(const char *kit, char ***names, int *n);
 /** The lab called @p name, or NULL. */
 const gr_lab_rubric *gr_rubric_find(const gr_rubric *r, const char *name);
 /** Free a rubric (safe on a zeroed struct). */

@@ -72,40 +72,13 @@ static void find_attempts(gr_student *st)
     free(dir);
 }
 
-/* The kit's labs: folders labs/NN-name holding a lab.h, sorted. */
-static int kit_labs(const char *kit, char ***names, int *n)
-{
-    char *dir = gr_strf("%s/labs", kit);
-    DIR *d = opendir(dir);
-    *names = NULL;
-    *n = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            const char *s = e->d_name;
-            if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '-'))
-                continue;
-            char *h = gr_strf("%s/%s/lab.h", dir, s);
-            if (gr_exists(h)) {
-                *names = gr_xrealloc(*names, (*n + 1) * sizeof **names);
-                (*names)[(*n)++] = gr_xstrdup(s);
-            }
-            free(h);
-        }
-        closedir(d);
-    }
-    free(dir);
-    qsort(*names, *n, sizeof **names, cmp_name);
-    return 0;
-}
-
 /* Check the rubric against the kit: datasets in the manifest, driver names, solutions. */
 static int setup_labs(gr_session *s, const char *rubric_path, const char *only_lab, int quiet,
                       lk_error *err)
 {
     char **names;
     int n;
-    kit_labs(s->kit, &names, &n);
+    gr_kit_labs(s->kit, &names, &n);
     if (only_lab) {
         int found = 0;
         for (int i = 0; i < n; i++)
@@ -146,7 +119,7 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
         snprintf(expected, sizeof expected, "lab%.*s", (int)strcspn(lab->name, "-"), lab->name);
         if (strcmp(lab->driver, expected) != 0) {
             rc = lk_fail(err, "%s:%d: lab %s: driver '%s', but labs/lab.mk builds '%s': write "
-                              "driver %s", rubric_path, lab->line, lab->name, lab->driver,
+                              "driver %s", lab->file, lab->line, lab->name, lab->driver,
                          expected, expected);
             break;
         }
@@ -166,7 +139,7 @@ static int setup_labs(gr_session *s, const char *rubric_path, const char *only_l
             const lk_manifest_entry *e = lk_manifest_find(&s->manifest, ds->name);
             if (!e)
                 rc = lk_fail(err, "%s:%d: dataset '%s' is not in %s: use one of its names or a "
-                                  "generator spec KIND:ROWSxCOLS:SEED", rubric_path, ds->line,
+                                  "generator spec KIND:ROWSxCOLS:SEED", lab->file, ds->line,
                              ds->name, s->manifest_path);
             else if (d < lab->ndatasets)
                 lc->steps[d] = ds->steps >= 0 ? ds->steps : e->steps;
@@ -421,7 +394,7 @@ static int setup_jail(gr_session *s, const char *lib, int unsandboxed, const cha
         /* An instructor's labs/NN/build may hold a compiled solution. */
         char **names;
         int n;
-        kit_labs(s->kit, &names, &n);
+        gr_kit_labs(s->kit, &names, &n);
         for (int i = 0; i < n; i++) {
             char *b = gr_strf("%s/labs/%s/build", s->kit, names[i]);
             gr_jail_hide(&s->jail, b);
@@ -505,7 +478,8 @@ static int open_folders(gr_session *s, const gr_options *o, lk_error *err)
     free(out_given);
     s->out = gr_xstrdup(real);
     chmod(s->out, 0755);
-    s->rubric_path = o->rubric ? gr_xstrdup(o->rubric) : gr_strf("%s/grader/rubric.txt", s->kit);
+    /* Each lab's block from its folder, unless --rubric gives one file for every lab. */
+    s->rubric_path = o->rubric ? gr_xstrdup(o->rubric) : gr_strf("%s/labs/*/rubric", s->kit);
     s->lib = o->lib ? gr_xstrdup(o->lib) : gr_strf("%s/build/common/liblabkit.a", s->kit);
     s->manifest_path = gr_strf("%s/datasets/MANIFEST", s->kit);
     s->force = o->force;
@@ -547,7 +521,8 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
     int rc = open_folders(s, o, err);
     if (rc != 0)
         return rc;
-    if (gr_rubric_read(s->rubric_path, &s->rubric, err) != 0 ||
+    if ((o->rubric ? gr_rubric_read(o->rubric, &s->rubric, err)
+                   : gr_rubric_read_kit(s->kit, &s->rubric, err)) != 0 ||
         lk_manifest_read(s->manifest_path, &s->manifest, err) != 0 ||
         (rc = setup_labs(s, s->rubric_path, o->lab, o->quiet, err)) != 0 ||
         gr_kit_init(&s->kitinfo, s->kit, s->lib, GR_CUDA_HOME, o->cuda_arch, s->drop, err) != 0)

@@ -97,7 +97,6 @@ int gr_static_check(const gr_static_request *q)
 {
     lk_error err;
     lk_error_clear(&err);
-    char *rubric_path = q->rubric ? gr_xstrdup(q->rubric) : gr_strf("%s/grader/rubric.txt", q->kit);
     char *lib = q->lib ? gr_xstrdup(q->lib) : gr_strf("%s/build/common/liblabkit.a", q->kit);
     char *work = gr_strf("%s/grader-static", q->objects);
     gr_rubric rubric = {0};
@@ -109,13 +108,15 @@ int gr_static_check(const gr_static_request *q)
     memset(&r, 0, sizeof r);
     int status = STATIC_ERROR;
     const gr_lab_rubric *lab = NULL;
-    if (gr_rubric_read(rubric_path, &rubric, &err) != 0)
+    /* The lab's own block (labs/LAB/rubric), or its block in the --rubric file. */
+    if ((q->rubric ? gr_rubric_read(q->rubric, &rubric, &err)
+                   : gr_rubric_read_lab(q->kit, q->lab, &rubric, &err)) != 0)
         goto done;
     lab = gr_rubric_find(&rubric, q->lab);
     if (!lab) {
-        /* The grader grades only the labs of its rubric: it has no rules for this one. */
+        /* Only with --rubric: that file may leave the lab out, and then has no rules for it. */
         printf("labkit-grade: %s has no block in %s: the grader does not grade it\n", q->lab,
-               rubric_path);
+               q->rubric);
         status = STATIC_PASSED;
         goto done;
     }
@@ -152,7 +153,6 @@ done:
     gr_kit_free(&kit);
     gr_jail_free(&jail);
     gr_rubric_free(&rubric);
-    free(rubric_path);
     free(lib);
     free(work);
     return status;

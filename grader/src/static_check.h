@@ -10,7 +10,7 @@
 /** What --static checks and where the pieces are. */
 typedef struct gr_static_request {
     const char *kit;       /**< The kit (its labs/, grader/deps.mk, rubric). */
-    const char *rubric;    /**< The rubric file (NULL: KIT/grader/rubric.txt). */
+    const char *rubric;    /**< One rubric file for every lab (NULL: KIT/labs/LAB/rubric). */
     const char *lib;       /**< The kit library, built (NULL: KIT/build/common/liblabkit.a). */
     const char *cuda_arch; /**< CUDA_ARCH of the lab's build, or NULL for lab.mk's choice. */
     const char *lab;       /**< The lab's folder name, e.g. 01-straightforward. */

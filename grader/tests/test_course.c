@@ -112,8 +112,7 @@ typedef struct course {
 static void course_open(course *c)
 {
     lk_error err;
-    char path[512];
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &c->rub,
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &c->rub,
                                 &err), &err);
     c->labs[0] = &c->rub.labs[0];
     c->env = test_env();
@@ -636,7 +635,7 @@ static char *fake_rubric_with(const char *lines)
 {
     char path[512];
     lk_error err;
-    char *text = gr_read_file(lk_test_path(path, sizeof path, "grader/tests/fakekit/rubric.txt"),
+    char *text = gr_read_file(lk_test_path(path, sizeof path, "grader/tests/fakekit/rubric"),
                               1 << 20, NULL, &err);
     cr_assert_not_null(text, "%s", err.msg);
     char *end = strstr(text, "\nend");

@@ -141,7 +141,7 @@ static char *make_kit(char **subs, const char *const *names)
     free(p);
     copy_in("grader/tests/fakekit/fake.h", p = gr_strf("%s/fake.h", lab));
     free(p);
-    copy_in("grader/tests/fakekit/rubric.txt", p = gr_strf("%s/grader/rubric.txt", kit));
+    copy_in("grader/tests/fakekit/rubric", p = gr_strf("%s/rubric", lab));
     free(p);
     copy_in("grader/deps.mk", p = gr_strf("%s/grader/deps.mk", kit));
     free(p);
@@ -392,7 +392,7 @@ Test(gpu_stages, every_failure_becomes_a_verdict_and_good_work_is_timed_against_
 /* Replace @p from (which must be there) by @p to in the stand-in kit's rubric. */
 static void edit_rubric(const char *kit, const char *from, const char *to)
 {
-    char *path = gr_strf("%s/grader/rubric.txt", kit);
+    char *path = gr_strf("%s/labs/01-fake/rubric", kit);
     lk_error err;
     char *text = gr_read_file(path, 1 << 20, NULL, &err);
     cr_assert_not_null(text, "%s", err.msg);
@@ -525,7 +525,7 @@ Test(gpu_stages, the_minimum_speedup_is_judged_against_the_given_version_timed_o
     free(md_path);
 
     /* A given version the driver does not have is the kit's problem: the lab is not graded. */
-    char *rubric = gr_strf("%s/grader/rubric.txt", kit);
+    char *rubric = gr_strf("%s/labs/01-fake/rubric", kit);
     char *bad_rubric = gr_strf("%s/bad-rubric.txt", dir);
     char *good_text = gr_read_file(rubric, 1 << 20, NULL, &err);
     char *bad_text = gr_replace_all(good_text, "baseline given", "baseline nosuch");
@@ -1002,8 +1002,8 @@ Test(gpu_stages, stretch_is_reported_and_never_scored)
     static const char *const names[] = {"good", "stretch-wrong", "stretch-skip", NULL};
     char *subs;
     char *kit = make_kit(&subs, names);
-    char *rubric = gr_strf("%s/grader/rubric.txt", kit);
-    char *text = kit_file("grader/tests/fakekit/rubric.txt");
+    char *rubric = gr_strf("%s/labs/01-fake/rubric", kit);
+    char *text = kit_file("grader/tests/fakekit/rubric");
     char *with = gr_replace_all(text, "\nend", "\n    stretch         valley:17x15 12\nend");
     write_text(rubric, with);
     free(text);

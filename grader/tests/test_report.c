@@ -184,8 +184,7 @@ Test(report, every_report_of_an_odd_student_is_well_formed)
 {
     gr_rubric rub;
     lk_error err;
-    char path[512];
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &rub, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &rub, &err),
                  &err);
     const gr_lab_rubric *labs[] = {&rub.labs[0]};
     gr_env env = test_env();
@@ -303,8 +302,7 @@ Test(report, no_report_shows_the_session_seed)
 
     gr_rubric rub;
     lk_error err;
-    char path[512];
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &rub, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &rub, &err),
                  &err);
     const gr_lab_rubric *labs[] = {&rub.labs[0]};
     gr_env env = test_env();
@@ -368,8 +366,7 @@ Test(report, the_summary_leaves_missing_labs_out_of_its_figures)
 {
     gr_rubric rub;
     lk_error err;
-    char path[512];
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &rub, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &rub, &err),
                  &err);
     const gr_lab_rubric *labs[] = {&rub.labs[0]};
     gr_env env = test_env();

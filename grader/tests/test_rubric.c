@@ -57,10 +57,9 @@ static void expect_error(const char *text, const char *where, const char *what)
 
 Test(rubric, the_kits_rubric_has_lab_01_with_the_documented_defaults)
 {
-    char path[512];
     gr_rubric r;
     lk_error err;
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &r, &err),
                  &err);
     const gr_lab_rubric *lab = gr_rubric_find(&r, "01-straightforward");
     cr_assert_not_null(lab);
@@ -108,7 +107,7 @@ Test(rubric, every_handout_states_its_labs_performance_rule)
     char path[512];
     gr_rubric r;
     lk_error err;
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &r, &err),
                  &err);
     cr_assert(r.nlabs >= 7);
     for (int i = 0; i < r.nlabs; i++) {
@@ -125,7 +124,7 @@ Test(rubric, every_handout_states_its_labs_performance_rule)
         text[n] = '\0';
         char *of = lab->baseline[0] ? gr_strf("the given version (`--variant %s`)", lab->baseline)
                                     : gr_strf("the serial reference");
-        char *rule = gr_strf("Performance points (`grader/rubric.txt`): full at %gx the "
+        char *rule = gr_strf("Performance points (this lab's `rubric`): full at %gx the "
                              "solution's speed or faster, none below %gx, and none below %gx "
                              "the speed of %s",
                              lab->curve_full, lab->curve_zero, lab->min_speedup, of);
@@ -366,6 +365,145 @@ Test(rubric, a_missing_file_is_reported)
     cr_assert(strstr(err.msg, "/nonexistent/rubric.txt: cannot open"), "%s", err.msg);
 }
 
+/* Write @p text to KIT/@p rel, making its folders. */
+static void put(const char *kit, const char *rel, const char *text)
+{
+    char *path = gr_strf("%s/%s", kit, rel);
+    char *dir = gr_xstrdup(path);
+    *strrchr(dir, '/') = '\0';
+    lk_error err;
+    LK_ASSERT_OK(gr_mkdir_p(dir, 0755, &err), &err);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+    free(dir);
+    free(path);
+}
+
+/* A scratch kit of two labs, 01-straightforward and 02-b, each with its lab.h and its block
+   (lab 01's the valid one above, lab 02's the same renamed). */
+static char *scratch_kit(void)
+{
+    char *kit = gr_test_dir();
+    char *one = rubric_with(NULL, NULL);
+    char *two = gr_replace_all(one, "lab 01-straightforward", "lab 02-b");
+    put(kit, "labs/01-straightforward/lab.h", "");
+    put(kit, "labs/01-straightforward/rubric", one);
+    put(kit, "labs/02-b/lab.h", "");
+    put(kit, "labs/02-b/rubric", two);
+    free(one);
+    free(two);
+    return kit;
+}
+
+static void expect_kit_error(const char *kit, const char *where, const char *what)
+{
+    gr_rubric r;
+    lk_error err;
+    lk_error_clear(&err);
+    cr_assert_eq(gr_rubric_read_kit(kit, &r, &err), -1, "accepted the kit (%s)", what);
+    char *prefix = gr_strf("%s/%s", kit, where);
+    cr_assert(strncmp(err.msg, prefix, strlen(prefix)) == 0,
+              "message '%s' does not start with '%s'", err.msg, prefix);
+    cr_assert(strstr(err.msg, what), "message '%s' does not mention '%s'", err.msg, what);
+    cr_assert_eq(r.nlabs, 0);
+    free(prefix);
+}
+
+/* A lab owns its block: the grader collects labs/NN-name/rubric of every lab folder (one with
+   a lab.h), in folder order, and each lab remembers its file for file:line messages; the kit's
+   grader/rubric.txt adds the course's lines. */
+Test(rubric, the_kit_rubric_is_collected_from_the_lab_folders)
+{
+    char *kit = scratch_kit();
+    put(kit, "labs/03-no-lab-h/rubric", "not a rubric: no lab.h, not a lab\n");
+    put(kit, "grader/rubric.txt", "# the language\nlate-tokens 3\n");
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read_kit(kit, &r, &err), &err);
+    cr_assert_eq(r.nlabs, 2);
+    cr_assert_str_eq(r.labs[0].name, "01-straightforward");
+    cr_assert_str_eq(r.labs[1].name, "02-b");
+    char *file = gr_strf("%s/labs/02-b/rubric", kit);
+    cr_assert_str_eq(r.labs[1].file, file);
+    cr_assert_eq(r.late_tokens, 3);
+    gr_rubric_free(&r);
+    /* One lab's block alone (make check's static rules). */
+    LK_ASSERT_OK(gr_rubric_read_lab(kit, "02-b", &r, &err), &err);
+    cr_assert_eq(r.nlabs, 1);
+    cr_assert_str_eq(r.labs[0].name, "02-b");
+    gr_rubric_free(&r);
+    free(file);
+    gr_test_cleanup(kit);
+}
+
+/* A lab folder without its rubric stops the grader, naming the file to add; a block in the
+   wrong file, one of another lab, and the course's lines in a lab's file each name file:line. */
+Test(rubric, a_lab_folder_without_its_rubric_or_with_a_wrong_one_is_rejected)
+{
+    char *kit = scratch_kit();
+    put(kit, "labs/08-new/lab.h", "");
+    expect_kit_error(kit, "labs/08-new/rubric: missing", "add the file with 'lab 08-new'");
+    gr_rubric r;
+    lk_error err;
+    cr_assert_eq(gr_rubric_read_lab(kit, "08-new", &r, &err), -1);
+    cr_assert(strstr(err.msg, "labs/08-new/rubric: missing"), "%s", err.msg);
+
+    put(kit, "labs/08-new/rubric", "# nothing yet\n");
+    expect_kit_error(kit, "labs/08-new/rubric: no block for lab 08-new", "write 'lab 08-new'");
+    char *one = rubric_with(NULL, NULL);
+    put(kit, "labs/08-new/rubric", one);
+    expect_kit_error(kit, "labs/08-new/rubric:1: lab 01-straightforward",
+                     "describes that lab only: write 'lab 08-new'");
+    char *tokens = gr_strf("late-tokens 2\n%s", one);
+    put(kit, "labs/08-new/rubric", tokens);
+    expect_kit_error(kit, "labs/08-new/rubric:1: late-tokens", "put the line in grader/rubric.txt");
+    char *bad = gr_replace_all(one, "lab 01-straightforward", "lab 08-new");
+    char *worse = gr_replace_all(bad, "min-speedup 5", "min-speedup -1");
+    put(kit, "labs/08-new/rubric", worse);
+    expect_kit_error(kit, "labs/08-new/rubric:11: min-speedup", "out of range");
+    put(kit, "labs/08-new/rubric", bad);
+    put(kit, "grader/rubric.txt", one);
+    expect_kit_error(kit, "grader/rubric.txt:1: lab 01-straightforward",
+                     "move it to labs/01-straightforward/rubric");
+    free(one);
+    free(tokens);
+    free(bad);
+    free(worse);
+    gr_test_cleanup(kit);
+}
+
+/* The kit hash (a report is reused while it is unchanged) takes a lab's rubric through its
+   graded lines, not its file: a course's deadline or a comment re-grades nobody, a changed
+   rule does. */
+static void lab01_hash(const char *kit, char out[33])
+{
+    gr_rubric r;
+    lk_error err;
+    LK_ASSERT_OK(gr_rubric_read_lab(kit, "01-straightforward", &r, &err), &err);
+    LK_ASSERT_OK(gr_kit_hash(kit, &r.labs[0], out, &err), &err);
+    gr_rubric_free(&r);
+}
+
+Test(rubric, a_deadline_in_a_labs_rubric_leaves_its_kit_hash_alone)
+{
+    char *kit = scratch_kit();
+    char before[33], after[33];
+    lab01_hash(kit, before);
+    char *one = rubric_with(NULL, "  deadline 2026-12-01T23:59:00Z\n# a course's note");
+    put(kit, "labs/01-straightforward/rubric", one);
+    lab01_hash(kit, after);
+    cr_expect_str_eq(after, before, "a deadline changed the kit hash");
+    char *stricter = rubric_with("min-speedup", "  min-speedup 6");
+    put(kit, "labs/01-straightforward/rubric", stricter);
+    lab01_hash(kit, after);
+    cr_expect_str_neq(after, before, "a changed min-speedup kept the kit hash");
+    free(one);
+    free(stricter);
+    gr_test_cleanup(kit);
+}
+
 /* `stretch` lines: a manifest name, a seeded spec, or a spec seeded at grading time; kept
    apart from the scored datasets. */
 Test(rubric, stretch_datasets_are_read_apart_from_the_scored_ones)
@@ -403,10 +541,9 @@ Test(rubric, stretch_datasets_are_read_apart_from_the_scored_ones)
 /* The kit's rubric gives lab 05 its hidden Brusselator (issue 14), reported and not scored. */
 Test(rubric, lab_05_has_a_stretch_dataset)
 {
-    char path[512];
     gr_rubric r;
     lk_error err;
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &r, &err),
                  &err);
     const gr_lab_rubric *lab = gr_rubric_find(&r, "05-diamond-tiling");
     cr_assert_not_null(lab);
@@ -426,7 +563,7 @@ Test(rubric, the_intro_deck_states_every_labs_curve)
     char path[512];
     gr_rubric r;
     lk_error err;
-    LK_ASSERT_OK(gr_rubric_read(lk_test_path(path, sizeof path, "grader/rubric.txt"), &r, &err),
+    LK_ASSERT_OK(gr_rubric_read_kit(LK_TOP_DIR, &r, &err),
                  &err);
     gr_buf want = {0};
     int done[64] = {0};

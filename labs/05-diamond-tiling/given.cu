@@ -1,4 +1,4 @@
-// Lab 05, given (read-only): the variants, the two baselines and the loop over rows of tiles
+// Lab 05, given (read-only): the two baselines and the loop over rows of tiles
 // that calls your lab05_tile_row(). The baselines are lab 02's lesson on this model: one
 // thread per mass point reading (u, v) as one 16-byte load, so a warp reads 512 contiguous
 // bytes; their arithmetic is vstring_point_step(), the serial reference's. The stretch
@@ -12,19 +12,6 @@
 
 #include "given.h"
 #include "labkit/cuda_check.h"
-
-// Positional (C++ has no designated initializers before C++20): name, help, tile, given,
-// reorders, named_only, cpu, compare_with. `linear` stays the last given variant: the
-// baseline of the string's --bench.
-const lk_variant lab05_variants[7] = {
-    {"diamond", ": your diamonds, D/2 steps per launch (default)", 128, 64, 0},
-    {"honeycomb", ": your hexagons (stretch), WIDTHxHEIGHT free", 512, 64, 0},
-    {"bruss", ": your Brusselator row bands (stretch model; default on bruss inputs), "
-              "ROWSxSTEPS (default: chosen for the GPU)", 0, 4, 0, 0, 1, 0, "bruss-linear"},
-    {"persistent", ": given, one cooperative launch, grid barrier per step", 256, 1, 1},
-    {"bruss-linear", ": given Brusselator, one step per launch (bruss inputs)", 256, 1, 1, 0, 1},
-    {"linear", ": given, one step per launch (the baseline of --bench)", 256, 1, 1},
-    {NULL, NULL, 0, 0, 0}};
 
 static const char *const method_names[6] = {"diamond", "honeycomb",    "linear",
                                             "persistent", "bruss", "bruss-linear"};

@@ -12,6 +12,25 @@
 #include "bruss/bruss_driver.h"
 #include "vstring/vstring_driver.h"
 
+/* The variants, C with named fields (the harness's lk_variant). `linear` stays the last
+   given variant: the baseline of the string's --bench. */
+const lk_variant lab05_variants[7] = {
+    {.name = "diamond", .help = ": your diamonds, D/2 steps per launch (default)",
+     .tile_x = 128, .tile_y = 64},
+    {.name = "honeycomb", .help = ": your hexagons (stretch), WIDTHxHEIGHT free", .tile_x = 512,
+     .tile_y = 64},
+    {.name = "bruss",
+     .help = ": your Brusselator row bands (stretch model; default on bruss inputs), "
+             "ROWSxSTEPS (default: chosen for the GPU)",
+     .tile_x = 0, .tile_y = 4, .named_only = 1, .compare_with = "bruss-linear"},
+    {.name = "persistent", .help = ": given, one cooperative launch, grid barrier per step",
+     .tile_x = 256, .tile_y = 1, .given = 1},
+    {.name = "bruss-linear", .help = ": given Brusselator, one step per launch (bruss inputs)",
+     .tile_x = 256, .tile_y = 1, .given = 1, .named_only = 1},
+    {.name = "linear", .help = ": given, one step per launch (the baseline of --bench)",
+     .tile_x = 256, .tile_y = 1, .given = 1},
+    {0}};
+
 static const lk_lab lab05 = {
     .name = LK_LAB,
     .title = "Vibrating string (explicit Euler); stretch: 2-D Brusselator",

@@ -1,4 +1,4 @@
-/* Lab 06, given (read-only): the variants, the reference the GPU output is judged against,
+/* Lab 06, given (read-only): the reference the GPU output is judged against,
    the device buffers and copies around your functions (kernels.cu), and the baseline of
    `make bench`: CUB's DeviceReduce::Sum, the sum the CUDA toolkit ships. */
 #include <math.h>
@@ -11,20 +11,6 @@
 #include "labkit/cuda_check.h"
 
 extern "C" {
-
-/* The fastest rung comes first: it is what runs (and what the grader times) by default. */
-const lk_variant lab06_variants[] = {
-    {"singlepass", ": one kernel, the last block to finish adds the partial sums (default)",
-     0, 0, 0, 0, 0},
-    {"tree", ": shared-memory tree, one value per thread, a pass per level", 0, 0, 0, 0, 0},
-    {"shuffle", ": warp shuffles, one value per thread, a pass per level", 0, 0, 0, 0, 0},
-    {"gridstride", ": several values per thread, then one block adds the partial sums",
-     0, 0, 0, 0, 0},
-    {"atomic", ": one atomicAdd per block (not reproducible bit for bit)", 0, 0, 0, 1, 0},
-    /* CUB does not promise the same bits run after run: judged, like atomic. */
-    {"cub", ": given baseline, cub::DeviceReduce::Sum (max, count, box: yours)", 0, 0, 0, 1, 0},
-    {"lagrange", ": part B, the Lagrange datasets (their default)", 0, 0, 0, 0, 1},
-    {NULL, NULL, 0, 0, 0, 0, 0}};
 
 /* The rung of lab06_sum() of each entry of lab06_variants before cub. */
 static const lab06_variant rungs[LAB06_NVARIANTS] = {LAB06_SINGLEPASS, LAB06_TREE,

@@ -44,7 +44,6 @@ typedef struct lk_variant {
     int tile_x;         /**< Its default tile's width (labs with LK_OPT_TILE). */
     int tile_y;         /**< Its default tile's height. */
     int given;          /**< 1: a given version `--bench` compares the lab's code with. */
-    /* Lab 06's given.cu (C++) initialises these positionally: new fields go at the end. */
     /** 1: its floating-point order may change from run to run (atomics): its timed outputs
         are judged by lk_output_shape::judge, not compared bit for bit with the first. */
     int reorders;

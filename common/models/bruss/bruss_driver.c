@@ -21,9 +21,9 @@ int bruss_input(const lk_options *o)
     if (lk_manifest_read(LK_TOP_DIR "/datasets/MANIFEST", &m, &err) != 0)
         return 0; /* the model's loader reports the manifest's problem */
     const lk_manifest_entry *e = lk_manifest_find(&m, o->dataset);
-    int bruss = e && strcmp(e->model, "bruss") == 0;
+    int is_bruss = e && strcmp(e->model, "bruss") == 0;
     lk_manifest_free(&m);
-    return bruss;
+    return is_bruss;
 }
 
 int bruss_open(lk_run *run, bruss *sim)
