@@ -9,6 +9,7 @@
 #   make grade ROSTER=class.csv EXPORT=canvas,moodle,gradescope   LMS imports (grader/README.md)
 #   make grade SUBMISSION_TIMES=times.csv   when each lab was handed in, for the deadlines
 #   make grade GRADE_FLAGS="--seed 7 --junit --force"   more options (-h lists them)
+#   make grade GPUS=all                 a worker per GPU of the machine (or GPUS=2, GPUS=0,2)
 #   make grade SLURM=1 SLURM_GRES=gpu:1 SLURM_TIME=1:00:00   one Slurm array task per student
 #   make check-grader                   the grader's own test suites
 
@@ -37,9 +38,14 @@ GRADE_FLAGS ?=
 ROSTER ?=
 EXPORT ?=
 SUBMISSION_TIMES ?=
+GPUS ?=
 # SLURM=1: the same grading as one Slurm array job, a task per student on a GPU node, then the
 # merge into OUT (tools/slurm-grade.sh; grader/README.md, "Grading on a cluster").
 include $(LK_TOP)/tools/slurm-settings.mk
+# A Slurm task grades one student on the one GPU Slurm gives it: GPUS is for one machine.
+ifneq ($(and $(filter 1,$(SLURM)),$(GPUS)),)
+  $(error GPUS=$(GPUS) with SLURM=1: each Slurm task grades on the one GPU Slurm gives it: leave out GPUS, or SLURM=1 to grade on the GPUs of this machine)
+endif
 GRADE_RUNNER = $(if $(filter 1,$(SLURM)),$(LK_SLURM_ENV) $(LK_TOP)/tools/slurm-grade.sh submit \
   $(GRADER),$(GRADER))
 
@@ -90,7 +96,8 @@ $(GRADER_BUILD)/tests/test_%: grader/tests/test_%.c grader/tests/grader_testing.
 grade: lib $(GRADER)
 	@$(GRADE_RUNNER) --kit $(LK_TOP) --lib $(LK_LIB) --submissions $(SUBMISSIONS) --out $(OUT) \
 	  $(if $(ROSTER),--roster $(ROSTER)) $(if $(EXPORT),--export $(EXPORT)) \
-	  $(if $(SUBMISSION_TIMES),--submission-times $(SUBMISSION_TIMES)) $(GRADE_FLAGS); \
+	  $(if $(SUBMISSION_TIMES),--submission-times $(SUBMISSION_TIMES)) \
+	  $(if $(GPUS),--gpus $(GPUS)) $(GRADE_FLAGS); \
 	status=$$?; [ $$status -eq 0 ] || [ $$status -eq 4 ] || exit $$status
 
 check-grader: grader-tests

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* MAP_ANONYMOUS, sched_setaffinity */
 /* Grading a class: the students in turn, each lab saved as soon as it is graded, the
    student's reports right after the student, the gradebook and summary after every student;
    progress and an estimate of the time left on the way. */
@@ -5,10 +6,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +136,9 @@ static double now_s(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* In a GPU worker (--gpus), what starts each of its lines: the workers share the console. */
+static char console_prefix[64] = "";
+
 /* @p seconds: the lab's wall time on the grader's path (waiting for its build included). */
 static void print_lab(const gr_lab_result *r, int width, double seconds)
 {
@@ -143,8 +149,8 @@ static void print_lab(const gr_lab_result *r, int width, double seconds)
         snprintf(score, sizeof score, "-/%g", r->max);
     if (!r->reused && seconds >= 0.05)
         snprintf(took, sizeof took, " [%.1f s]", seconds);
-    printf("    %-*s %-13s %-11s %s%s%s\n", width, r->lab, r->outcome, score, r->summary,
-           r->reused ? " [unchanged: reused]" : "", took);
+    printf("%s    %-*s %-13s %-11s %s%s%s\n", console_prefix, width, r->lab, r->outcome, score,
+           r->summary, r->reused ? " [unchanged: reused]" : "", took);
 }
 
 static int name_width(const gr_session *s)
@@ -173,7 +179,7 @@ static void format_duration(double s, char *buf, size_t size)
 static void print_progress(int i, int n, const char *name, double elapsed, int graded_labs,
                            int labs_left)
 {
-    printf("[%d/%d] %s", i + 1, n, name);
+    printf("%s[%d/%d] %s", console_prefix, i + 1, n, name);
     if (graded_labs > 0) {
         char so_far[32], left[32];
         format_duration(elapsed, so_far, sizeof so_far);
@@ -190,6 +196,7 @@ typedef struct job_queue {
     int started;  /* pairs whose job was started (or skipped) so far */
     int total;    /* pairs in the class */
     int ahead;    /* jobs in flight at most */
+    int end;      /* no job for this pair or later: a GPU worker's student ends there */
 } job_queue;
 
 static int default_jobs(void)
@@ -201,7 +208,7 @@ static int default_jobs(void)
 
 static void start_jobs(gr_session *s, gr_student *st, job_queue *q, int current)
 {
-    for (; q->started < q->total && q->started <= current + q->ahead; q->started++) {
+    for (; q->started < q->end && q->started <= current + q->ahead; q->started++) {
         int k = q->started;
         /* A student's attempts are graded one by one when their turn comes. */
         if (k > current && !gr_stop_requested && !st[k / s->nlabs].nattempts)
@@ -234,8 +241,9 @@ static void log_student(const gr_session *s, const gr_student *st)
         if (r->reused)
             gr_buf_puts(&b, " (reused)");
     }
-    gr_session_log(s->out, "graded %s%s%s", st->name, gr_buf_str(&b),
-                   st->done ? "" : "; interrupted");
+    gr_session_log(s->out, "graded %s%s%s%s%s", st->name, gr_buf_str(&b),
+                   st->done ? "" : "; interrupted", s->gpu_label ? "; on " : "",
+                   s->gpu_label ? s->gpu_label : "");
     gr_buf_free(&b);
 }
 
@@ -528,6 +536,265 @@ static void grade_student(gr_session *s, gr_student *students, int i, const gr_o
     log_student(s, st);
 }
 
+/* ---- grading on several GPUs (--gpus) ------------------------------------------------- */
+
+/* At most this many GPU workers (the board keeps a count of students per GPU). */
+#define GR_MAX_GPUS 64
+
+/* What the GPU workers and the grader share (an anonymous shared mapping): the queue of
+   students, the progress, and what became of each lab. */
+typedef struct gpu_board {
+    int next;        /* the next place of the queue to hand out */
+    int graded_labs; /* labs graded (not reused) by every worker: the estimate of time left */
+    int gpu_not_run, grader_errors;
+    int students_on[GR_MAX_GPUS]; /* students graded on each GPU */
+    double busy_s[GR_MAX_GPUS];   /* wall time of each worker */
+    struct {
+        int handed;  /* the worker sealed its result in OUT/work/gpus/DIR/LAB.json */
+        int reused;  /* it was an earlier run's */
+    } lab[];         /* per (student, lab) */
+} gpu_board;
+
+/* Where a worker hands lab @p lab of @p st to the grader: its in-memory result, course
+   deadline applied, sealed like a saved result. */
+static char *handoff_path(const gr_session *s, const gr_student *st, const char *lab)
+{
+    return gr_strf("%s/work/gpus/%s/%s.json", s->out, st->dir, lab);
+}
+
+/* "0-7,16-23": the CPUs of @p set, for the console. */
+static void cpu_list(const cpu_set_t *set, char *out, size_t size)
+{
+    gr_buf b = {0};
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        gr_buf_printf(&b, last > c ? "%s%d-%d" : "%s%d", b.len ? "," : "", c, last);
+        c = last;
+    }
+    snprintf(out, size, "%s", gr_buf_str(&b));
+    gr_buf_free(&b);
+}
+
+/* Worker @p w of @p nw keeps its share of the grader's CPUs, a contiguous slice, for all it
+   starts (builds, correctness runs, the generators' OpenMP threads): one GPU's builds then
+   never slow another GPU's timed rounds. The defaults of --runs and --jobs shrink with it. */
+static void take_cpu_share(gr_session *s, const gr_options *o, int w, int nw, int *ahead)
+{
+    cpu_set_t all, mine;
+    if (nw < 2 || sched_getaffinity(0, sizeof all, &all) != 0)
+        return;
+    const int n = CPU_COUNT(&all);
+    CPU_ZERO(&mine);
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all) && k++ * nw / n == w)
+            CPU_SET(c, &mine);
+    const int share = CPU_COUNT(&mine);
+    if (share == 0 || sched_setaffinity(0, sizeof mine, &mine) != 0)
+        return; /* fewer CPUs than GPUs: the workers share them all */
+    if (o->runs <= 0) {
+        int runs = share * 3 / 4;
+        s->runs = runs < 1 ? 1 : runs > 12 ? 12 : runs;
+    }
+    if (o->jobs < 0 && *ahead > 0)
+        *ahead = *ahead / nw > 0 ? *ahead / nw : 1;
+    if (!o->quiet) {
+        char cpus[256];
+        cpu_list(&mine, cpus, sizeof cpus);
+        printf("%sCPUs %s: correctness runs side by side %d, build jobs ahead %d\n",
+               console_prefix, cpus, s->runs, *ahead);
+    }
+}
+
+/* Worker @p w: pinned to its GPU and holding its lock, it grades the next student of the
+   queue until the queue is empty. Its copy of the session keeps the solution's timings of
+   its own GPU only, and builds the solution in a folder of its own. */
+static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w, int nw,
+                       gpu_board *b, const int *queue, int nqueue, const prior_grade *prior,
+                       int ahead, double t0)
+{
+    const gr_gpu *g = &s->gpus[w];
+    /* Every process the worker starts (builds, runs, probe) sees this GPU alone. */
+    setenv("CUDA_VISIBLE_DEVICES", g->uuid, 1);
+    char *lock = gr_gpu_lock_path(s->gpu_lock, g);
+    free(s->gpu_lock);
+    s->gpu_lock = lock;
+    s->gpu_label = gr_strf("%s (%s)", g->name, g->uuid);
+    snprintf(console_prefix, sizeof console_prefix, "gpu%d ", g->index);
+    take_cpu_share(s, o, w, nw, &ahead);
+    for (int l = 0; l < s->nlabs; l++) {
+        free(s->labs[l].kit_work);
+        s->labs[l].kit_work = gr_strf("%s/work/kit/gpu%d/%s", s->out, g->index,
+                                      s->graded[l]->name);
+    }
+    /* The grader's probe is its own; the worker's keeps a context on the worker's GPU. */
+    s->env.gpu_keeper = 0;
+    if (!o->assume_gpu) {
+        s->env.gpu_ok = 0;
+        gr_env_probe_gpu(s->drop, &s->env);
+        if (!s->env.gpu_ok) {
+            fprintf(stderr, "labkit-grade: GPU %d (%s): %s: no student graded on it\n",
+                    g->index, g->uuid, s->env.gpu_reason);
+            return;
+        }
+    }
+    const int width = name_width(s);
+    gr_report_ctx rctx = {&s->env, s->self ? "self (this kit's student files)" : s->subs,
+                          s->rubric_path, s->graded, s->nlabs, NULL};
+    const int pairs = queue[nqueue - 1] * s->nlabs + s->nlabs;
+    job_queue q = {gr_xcalloc(pairs, sizeof *q.pid), 0, pairs, ahead, 0};
+    for (int k = 0; k < pairs; k++)
+        q.pid[k] = -1;
+    const double began = now_s();
+    for (;;) {
+        const int place = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
+        if (place >= nqueue || gr_stop_requested)
+            break;
+        const int i = queue[place];
+        if (!o->quiet) {
+            const int done = __atomic_load_n(&b->graded_labs, __ATOMIC_SEQ_CST);
+            print_progress(place, nqueue, st[i].name, now_s() - t0, done,
+                           (nqueue - place) * s->nlabs);
+        }
+        /* Build jobs ahead within this student only: the next ones may go to another GPU. */
+        q.started = i * s->nlabs;
+        q.end = (i + 1) * s->nlabs;
+        gr_class_tally t = {0};
+        int graded_labs = 0;
+        grade_student(s, st, i, o, width, &q, &t, &graded_labs, prior);
+        load_audit(s, &st[i]);
+        lk_error err;
+        if (write_student(s->out, &rctx, &st[i], o->gradescope, &err) != 0) {
+            fprintf(stderr, "labkit-grade: %s\n", err.msg);
+            t.grader_errors++;
+        }
+        for (int l = 0; st[i].done && l < s->nlabs; l++) {
+            char *path = handoff_path(s, &st[i], s->graded[l]->name);
+            char *dir = gr_strf("%s/work/gpus/%s", s->out, st[i].dir);
+            if (gr_mkdir_p(dir, 0700, &err) != 0 ||
+                gr_lab_save_sealed(path, &st[i].labs[l], s->env.secret, &err) != 0) {
+                fprintf(stderr, "labkit-grade: %s\n", err.msg);
+                t.grader_errors++;
+            } else {
+                b->lab[i * s->nlabs + l].reused = st[i].labs[l].reused;
+                __atomic_store_n(&b->lab[i * s->nlabs + l].handed, 1, __ATOMIC_SEQ_CST);
+            }
+            free(dir);
+            free(path);
+        }
+        __atomic_add_fetch(&b->graded_labs, graded_labs, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&b->gpu_not_run, t.gpu_not_run, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&b->grader_errors, t.grader_errors, __ATOMIC_SEQ_CST);
+        b->students_on[w]++;
+    }
+    for (int k = 0; k < pairs; k++)
+        if (q.pid[k] > 0) {
+            kill(q.pid[k], SIGTERM);
+            while (waitpid(q.pid[k], NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
+    free(q.pid);
+    b->busy_s[w] = now_s() - began;
+}
+
+/* The class on the session's GPUs: a worker process per GPU takes the next student of the
+   queue (a slow student holds up one GPU, never the others); the grader then reads back what
+   the workers handed over, for the gradebook, the contests and the exit status. */
+static void grade_on_gpus(gr_session *s, const gr_options *o, gr_student *st, int n,
+                          int target, const prior_grade *prior, int ahead, gr_class_tally *t)
+{
+    const int nw = s->ngpus < GR_MAX_GPUS ? s->ngpus : GR_MAX_GPUS;
+    int *queue = gr_xcalloc(n ? n : 1, sizeof *queue), nqueue = 0;
+    for (int i = 0; i < n; i++)
+        if (target < 0 || i == target)
+            queue[nqueue++] = i;
+    const size_t size = sizeof(gpu_board) + (size_t)(n ? n : 1) * s->nlabs *
+                                                sizeof(((gpu_board *)0)->lab[0]);
+    gpu_board *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *handoffs = gr_strf("%s/work/gpus", s->out);
+    lk_error err;
+    if (b == MAP_FAILED || gr_rm_rf(handoffs, &err) != 0) {
+        fprintf(stderr, "labkit-grade: cannot set up the GPU workers: %s\n",
+                b == MAP_FAILED ? strerror(errno) : err.msg);
+        t->grader_errors++;
+        free(handoffs);
+        free(queue);
+        return;
+    }
+    free(handoffs);
+    memset(b, 0, size);
+    const double t0 = now_s();
+    pid_t pid[GR_MAX_GPUS];
+    gr_env_release(&s->env); /* each worker keeps a context on its own GPU instead */
+    fflush(NULL);
+    for (int w = 0; w < nw; w++) {
+        pid[w] = nqueue ? fork() : -1;
+        if (pid[w] == 0) {
+            gpu_worker(s, o, st, w, nw, b, queue, nqueue, prior, ahead, t0);
+            fflush(NULL);
+            gr_session_close(s);
+            _exit(0);
+        }
+    }
+    /* An interrupted grader passes it on to its workers, once. */
+    int stopping = 0;
+    for (int w = 0; w < nw; w++)
+        while (pid[w] > 0 && waitpid(pid[w], NULL, 0) < 0 && errno == EINTR)
+            if (gr_stop_requested && !stopping) {
+                stopping = 1;
+                for (int k = 0; k < nw; k++)
+                    if (pid[k] > 0)
+                        kill(pid[k], SIGTERM);
+            }
+    for (int i = 0; i < n; i++) {
+        if (target >= 0 && i != target) {
+            load_saved_student(s, o, &st[i]);
+            load_audit(s, &st[i]);
+            continue;
+        }
+        st[i].labs = gr_xcalloc(s->nlabs, sizeof *st[i].labs);
+        st[i].nlabs = s->nlabs;
+        st[i].done = 1;
+        for (int l = 0; l < s->nlabs; l++) {
+            gr_lab_result *r = &st[i].labs[l];
+            char *path = handoff_path(s, &st[i], s->graded[l]->name);
+            if (!b->lab[i * s->nlabs + l].handed ||
+                gr_lab_load_sealed(path, r, s->env.secret, &err) != 0) {
+                gr_lab_init(r, s->graded[l]->name,
+                            s->graded[l]->points_correct + s->graded[l]->points_perf);
+                st[i].done = 0;
+            }
+            r->reused = b->lab[i * s->nlabs + l].reused;
+            free(path);
+        }
+        load_audit(s, &st[i]);
+        if (!st[i].done && !gr_stop_requested) {
+            fprintf(stderr, "labkit-grade: %s: not graded: no GPU worker finished it (see "
+                            "above)\n", st[i].name);
+            t->grader_errors++;
+        }
+    }
+    t->gpu_not_run += b->gpu_not_run;
+    t->grader_errors += b->grader_errors;
+    /* The class summary's GPU line: every GPU graded on (the students' reports name theirs). */
+    gr_buf all = {0};
+    gr_buf_printf(&all, "%d GPU%s:", nw, nw == 1 ? "" : "s");
+    for (int w = 0; w < nw; w++)
+        gr_buf_printf(&all, "%s %s (%s)", w ? "," : "", s->gpus[w].name, s->gpus[w].uuid);
+    snprintf(s->env.gpu, sizeof s->env.gpu, "%s", gr_buf_str(&all));
+    gr_buf_free(&all);
+    if (!o->quiet && !gr_stop_requested)
+        for (int w = 0; w < nw; w++)
+            printf("  GPU %d, %s (%s): %d student%s in %.1f s\n", s->gpus[w].index,
+                   s->gpus[w].name, s->gpus[w].uuid, b->students_on[w],
+                   b->students_on[w] == 1 ? "" : "s", b->busy_s[w]);
+    munmap(b, size);
+    free(queue);
+}
+
 void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                     gr_class_tally *t)
 {
@@ -537,7 +804,8 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                           s->gpu ? NULL : s->env.gpu_reason};
     const int width = name_width(s);
     char jobs_note[256];
-    job_queue q = {NULL, 0, n * s->nlabs, jobs_ahead(s, o, jobs_note, sizeof jobs_note)};
+    job_queue q = {NULL, 0, n * s->nlabs, jobs_ahead(s, o, jobs_note, sizeof jobs_note),
+                   n * s->nlabs};
     /* The seed is the instructor's: in their log, never in a report or on this console
        (an autograder may show it to the student). */
     gr_session_log(s->out, "session: hidden-dataset seed %llu (%s), %d submission%s from %s, "
@@ -567,17 +835,27 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
                s->self ? "this kit (self-grading)" : s->subs, s->nlabs == 1 ? "" : "s");
         for (int i = 0; i < s->nlabs; i++)
             printf(" %s", s->graded[i]->name);
-        printf("\n  GPU: %s\n  reports: %s\n  hidden-dataset seed: %s, in %s/session.log\n"
-               "  build jobs ahead: %d\n", s->gpu ? s->env.gpu : s->env.gpu_reason, s->out,
+        if (s->ngpus) {
+            printf("\n  GPUs (a worker each, taking the next student):");
+            for (int g = 0; g < s->ngpus; g++)
+                printf("%s %d %s (%s)", g ? "," : "", s->gpus[g].index, s->gpus[g].name,
+                       s->gpus[g].uuid);
+        } else {
+            printf("\n  GPU: %s", s->gpu ? s->env.gpu : s->env.gpu_reason);
+        }
+        printf("\n  reports: %s\n  hidden-dataset seed: %s, in %s/session.log\n"
+               "  build jobs ahead: %d%s\n", s->out,
                o->seed_given ? "given (--seed)" : "random (--seed N to repeat it)", s->out,
-               q.ahead);
+               q.ahead, s->ngpus ? " per GPU, within a student" : "");
         if (jobs_note[0])
             printf("  note: %s\n", jobs_note);
     }
     lk_error err;
     const double t0 = now_s();
     int graded_labs = 0, i;
-    for (i = 0; i < n && !gr_stop_requested; i++) {
+    if (s->ngpus)
+        grade_on_gpus(s, o, st, n, target, prior, q.ahead, t);
+    for (i = s->ngpus ? n : 0; i < n && !gr_stop_requested; i++) {
         if (o->regrade && i != target) {
             load_saved_student(s, o, &st[i]);
             load_audit(s, &st[i]);

@@ -78,7 +78,7 @@ static char *shell_quote(const char *s)
    its context until gr_env_release: while one context lives, each new CUDA process starts
    in about half the time (0.31 s against 0.17 s on an H100 in persistence mode), and the
    session starts hundreds of them. */
-static void probe_gpu(int drop, gr_env *env)
+void gr_env_probe_gpu(int drop, gr_env *env)
 {
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -203,7 +203,7 @@ void gr_env_probe(const char *kit, int want_gpu, int drop, gr_env *env)
         snprintf(env->kit_version, sizeof env->kit_version,
                  "unknown (not a git checkout, no KIT_VERSION)");
     if (want_gpu)
-        probe_gpu(drop, env);
+        gr_env_probe_gpu(drop, env);
     else
         snprintf(env->gpu_reason, sizeof env->gpu_reason, "GPU stages disabled (--no-gpu)");
 }

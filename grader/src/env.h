@@ -39,6 +39,13 @@ typedef struct gr_env {
  */
 void gr_env_probe(const char *kit, int probe_gpu, int drop, gr_env *env);
 
+/**
+ * Probe the GPU that this process's CUDA_VISIBLE_DEVICES shows (the first one without it)
+ * into @p env's gpu_ok, gpu and gpu_reason, keeping the probe with its context for the
+ * session (gpu_keeper) when it found one.
+ */
+void gr_env_probe_gpu(int drop, gr_env *env);
+
 /** End the GPU probe that @p env keeps for the session (a no-op without one). */
 void gr_env_release(gr_env *env);
 

@@ -11,6 +11,7 @@
 #include "build.h"
 #include "integrity.h"
 #include "env.h"
+#include "gpus.h"
 #include "labkit/manifest.h"
 #include "result.h"
 #include "rubric.h"
@@ -92,7 +93,11 @@ typedef struct gr_session {
     int drop;              /**< Untrusted commands run as nobody when root... */
     unsigned run_id;       /**< ...the current student's runs as this user (0: nobody). */
     int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
-    char *gpu_lock;        /**< Machine-wide GPU lock file. */
+    char *gpu_lock;        /**< Machine-wide GPU lock file (a worker's: its GPU's). */
+    gr_gpu *gpus;          /**< --gpus: the GPUs a worker each grades on (NULL: none given). */
+    int ngpus;             /**< Their number (0: no --gpus, the one GPU as before). */
+    char *gpu_label;       /**< In a GPU worker: its GPU, "model (UUID)", which each result
+                                that ran on it names (NULL: no --gpus). */
     double lock_timeout_s; /**< How long to wait for it (--lock-timeout; 0: no deadline). */
     gr_jail jail;          /**< What student builds and runs see (no namespaces when
                                 --unsandboxed). */

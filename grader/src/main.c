@@ -66,6 +66,9 @@ static void usage(FILE *f)
           "  --no-gpu                do not run the GPU stages even if a GPU is present\n"
           "  --assume-gpu WHAT       run the GPU stages without probing for a device (for\n"
           "                          testing the grader with stand-in drivers)\n"
+          "  --gpus all|N|LIST       grade on several GPUs of this machine, a worker each\n"
+          "                          taking the next student (all; the first N; indices as\n"
+          "                          nvidia-smi numbers them, e.g. 0,2); default: one GPU\n"
           "  --gpu-lock FILE         lock serialising GPU work across graders and make bench\n"
           "                          (default: " GR_GPU_LOCK ")\n"
           "  --lock-timeout S        wait at most S seconds for that lock (default 21600; 0: no\n"
@@ -144,7 +147,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
            O_NOGPU, O_LOCK, O_LOCK_TIMEOUT, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS,
            O_RUNS, O_EXPORT, O_ROSTER, O_STATIC, O_OBJECTS, O_REGRADE,
-           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE };
+           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE, O_GPUS };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -169,6 +172,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
         {"objects", required_argument, 0, O_OBJECTS},
         {"merge", required_argument, 0, O_MERGE},
         {"seed-file", required_argument, 0, O_SEED_FILE},
+        {"gpus", required_argument, 0, O_GPUS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -243,6 +247,13 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
             if (read_seed_file(optarg, &o->seed) != 0)
                 return -1;
             o->seed_given = 1;
+            break;
+        case O_GPUS:
+            if (gr_gpus_spec_check(optarg, &err) != 0) {
+                fprintf(stderr, "labkit-grade: %s\n", err.msg);
+                return -1;
+            }
+            o->gpus = optarg;
             break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);

@@ -55,14 +55,32 @@ char *gr_student_status(const gr_student *st)
     return gr_buf_take(&b);
 }
 
+/* The GPU a student was graded on with --gpus (each worker grades whole students), from the
+   results themselves: a contest's rewrite of the reports comes from another process. NULL:
+   the session's one GPU. */
+static const char *student_gpu(const gr_student *st)
+{
+    for (int l = 0; st && l < st->nlabs; l++)
+        if (st->labs[l].gpu && !st->labs[l].reused)
+            return st->labs[l].gpu;
+    for (int l = 0; st && l < st->nlabs; l++)
+        if (st->labs[l].gpu)
+            return st->labs[l].gpu;
+    return NULL;
+}
+
 int gr_write_gradebook(FILE *f, const gr_report_ctx *c, const gr_student *st, int n)
 {
+    /* A class graded with --gpus has a last column with each student's GPU. */
+    int gpus = 0;
+    for (int i = 0; i < n; i++)
+        gpus |= student_gpu(&st[i]) != NULL;
     fputs("student", f);
     for (int l = 0; l < c->nlabs; l++) {
         fputc(',', f);
         gr_csv_field(f, c->labs[l]->name);
     }
-    fputs(",total,max,status\n", f);
+    fputs(gpus ? ",total,max,status,gpu\n" : ",total,max,status\n", f);
     for (int i = 0; i < n; i++) {
         gr_csv_field(f, st[i].name);
         double total, max;
@@ -87,6 +105,10 @@ int gr_write_gradebook(FILE *f, const gr_report_ctx *c, const gr_student *st, in
         char *status = gr_student_status(&st[i]);
         gr_csv_field(f, status);
         free(status);
+        if (gpus) {
+            fputc(',', f);
+            gr_csv_field(f, student_gpu(&st[i]) ? student_gpu(&st[i]) : "");
+        }
         fputc('\n', f);
     }
     return 0;
@@ -148,12 +170,13 @@ static void unsandboxed_note(FILE *f, const gr_report_ctx *c)
     }
 }
 
-static void md_environment(FILE *f, const gr_report_ctx *c)
+static void md_environment(FILE *f, const gr_report_ctx *c, const gr_student *st)
 {
     const gr_env *e = c->env;
+    const char *gpu = student_gpu(st);
     fprintf(f, "## Environment\n\n");
     fprintf(f, "- GPU: ");
-    md_cell(f, e->gpu_ok ? e->gpu : e->gpu_reason);
+    md_cell(f, gpu ? gpu : e->gpu_ok ? e->gpu : e->gpu_reason);
     fprintf(f, "\n- CUDA toolkit: ");
     md_cell(f, e->cuda);
     fprintf(f, "\n- host: ");
@@ -330,15 +353,16 @@ int gr_write_student_md(FILE *f, const gr_report_ctx *c, const gr_student *st)
     }
     fputs("\n", f);
     md_audit(f, st);
-    md_environment(f, c);
+    md_environment(f, c, st);
     return 0;
 }
 
-static void json_env(FILE *f, const gr_report_ctx *c)
+static void json_env(FILE *f, const gr_report_ctx *c, const gr_student *st)
 {
     const gr_env *e = c->env;
+    const char *gpu = student_gpu(st);
     fputs("{\"gpu\":", f);
-    lk_json_string(f, e->gpu_ok ? e->gpu : NULL);
+    lk_json_string(f, gpu ? gpu : e->gpu_ok ? e->gpu : NULL);
     fputs(",\"gpu_missing_reason\":", f);
     lk_json_string(f, e->gpu_ok ? NULL : e->gpu_reason);
     fputs(",\"cuda\":", f);
@@ -381,7 +405,7 @@ int gr_write_student_json(FILE *f, const gr_report_ctx *c, const gr_student *st)
     lk_json_string(f, status);
     free(status);
     fputs(",\"environment\":", f);
-    json_env(f, c);
+    json_env(f, c, st);
     fputs(",\"audit\":[", f);
     for (int i = 0; i < st->naudit; i++) {
         const gr_audit *a = &st->audit[i];
@@ -776,7 +800,7 @@ int gr_write_gradescope(FILE *f, const gr_report_ctx *c, const gr_student *st)
         free(name);
     }
     fputs("],\"extra_data\":{\"environment\":", f);
-    json_env(f, c);
+    json_env(f, c, st);
     fputs(",\"not_gradable\":[", f);
     int ng = 0;
     for (int i = 0; i < st->nlabs; i++)

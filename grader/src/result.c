@@ -51,6 +51,7 @@ void gr_lab_free(gr_lab_result *r)
     free(r->key);
     free(r->files_md5);
     free(r->graded_at);
+    free(r->gpu);
     free(r->seed);
     free(r->perf.dataset);
     free(r->perf.timed);
@@ -166,6 +167,8 @@ void gr_lab_write_json(FILE *f, const gr_lab_result *r)
     key_string(f, "key", r->key, 1);
     key_string(f, "files_md5", r->files_md5, 1);
     key_string(f, "graded_at", r->graded_at, 1);
+    if (r->gpu) /* only with --gpus: a result of one GPU as before */
+        key_string(f, "gpu", r->gpu, 1);
     fputs(",\"checks\":[", f);
     for (int i = 0; i < r->nchecks; i++) {
         const gr_check *c = &r->checks[i];
@@ -258,6 +261,7 @@ int gr_lab_from_json(const gr_json *j, gr_lab_result *r, lk_error *err)
     r->key = take_str(j, "key", "");
     r->files_md5 = take_str(j, "files_md5", "");
     r->graded_at = take_str(j, "graded_at", "");
+    r->gpu = gr_json_str(j, "gpu") ? take_str(j, "gpu", "") : NULL;
     r->seed = take_str(j, "seed", "");
     for (const gr_json *c = checks->child; c; c = c->next) {
         gr_check *k = gr_lab_add(r, gr_json_str(c, "stage") ? gr_json_str(c, "stage") : "",

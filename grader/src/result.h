@@ -79,6 +79,8 @@ typedef struct gr_lab_result {
     char *key;             /**< Reuse key: student files, kit version, GPU. */
     char *files_md5;       /**< md5 of the student files. */
     char *graded_at;       /**< UTC date of grading. */
+    char *gpu;             /**< The GPU its GPU stages ran on, "model (UUID)", when graded
+                                with --gpus (NULL: without it, the session's one GPU). */
     char *seed;            /**< Hidden-dataset seed used ("" when none ran); in memory only:
                                 no file or report shows it (the session log has it). */
     int reused;            /**< Taken from an earlier run (not saved). */

@@ -295,6 +295,8 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     }
     free(r->seed);
     r->seed = gr_strf("%llu", s->seed);
+    free(r->gpu);
+    r->gpu = s->gpu_label ? gr_xstrdup(s->gpu_label) : NULL;
     /* Under a launcher every dataset is checked at each process count of `ranks`. */
     const int counts = lab->launcher != GR_LAUNCHER_NONE && lab->nranks > 0 ? lab->nranks : 1;
     int passed = 0, hung = 0, failed_first = -1;

@@ -533,6 +533,20 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
         snprintf(s->env.gpu, sizeof s->env.gpu, "%.200s (assumed: --assume-gpu)", o->assume_gpu);
     }
     s->gpu = s->env.gpu_ok;
+    /* The GPUs are the grader's choice, made before any student code runs. */
+    if (o->gpus && !s->gpu && !o->quiet)
+        printf("note: --gpus %s: the GPU stages do not run here (%s): graded as without it\n",
+               o->gpus, s->env.gpu_reason);
+    if (o->gpus && s->gpu) {
+        gr_gpu *all;
+        int n;
+        if (gr_list_gpus(&all, &n, err) != 0)
+            return 1;
+        rc = gr_pick_gpus(o->gpus, all, n, &s->gpus, &s->ngpus, err);
+        free(all);
+        if (rc != 0)
+            return 2;
+    }
     if (gr_grader_secret(s->out, s->env.secret, err) != 0)
         return 1;
     for (int i = 0; i < s->nlabs && s->gpu && !s->self; i++)
@@ -596,6 +610,8 @@ void gr_session_close(gr_session *s)
     free(s->lib);
     free(s->manifest_path);
     free(s->gpu_lock);
+    free(s->gpus);
+    free(s->gpu_label);
     if (gr_command_log >= 0)
         close(gr_command_log);
     gr_command_log = -1;

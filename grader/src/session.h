@@ -15,6 +15,7 @@ typedef struct gr_options {
     const char *kit, *submissions, *out, *rubric, *lib, *gpu_lock, *cuda_arch;
     const char *only, *assume_gpu;
     const char *lab; /**< --lab: grade only this lab of the kit (NULL: every lab). */
+    const char *gpus; /**< --gpus all|N|LIST: a worker per GPU (NULL: the one GPU, as before). */
     unsigned long long seed;
     int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */

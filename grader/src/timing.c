@@ -354,9 +354,11 @@ static char *timed_text(const gr_session *s, const gr_lab_ctx *lc, int fresh, in
                       lc->rub->perf.steps, inst, lc->zero_ms, GR_ZERO_CALLS, lc->zero_sd_ms);
     if (reused) {
         char *more = gr_strf("%s; the solution's time in %d of the rounds is the median of its "
-                             "timed calls on the same input this session (it is timed alongside "
-                             "the first %d students and every %dth after them)", t, reused,
-                             GR_SOLUTION_TIMED_STUDENTS, GR_SOLUTION_RETIME);
+                             "timed calls on the same input%s%s this session (it is timed "
+                             "alongside the first %d students and every %dth after them)", t,
+                             reused, s->gpu_label ? " on " : "",
+                             s->gpu_label ? s->gpu_label : "", GR_SOLUTION_TIMED_STUDENTS,
+                             GR_SOLUTION_RETIME);
         free(t);
         t = more;
     }

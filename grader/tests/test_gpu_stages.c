@@ -2,8 +2,10 @@
    failures of every kind) exercised without a GPU: a stand-in kit (grader/tests/fakekit) has
    a lab whose driver takes the real drivers' options and runs the student's code on the CPU,
    and the grader is told to run the GPU stages anyway (--assume-gpu). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <math.h>
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +67,11 @@ static const struct {
     {"good-2", ""},
     {"good-3", ""},
     {"good-4", ""},
+    {"good-5", ""},
+    {"good-6", ""},
+    /* Right only where the grader pinned its GPU by UUID (--gpus): wrong anywhere else. */
+    {"pinned", "{ const char *gpu = getenv(\"CUDA_VISIBLE_DEVICES\"); if (!gpu || "
+               "strncmp(gpu, \"GPU-\", 4) != 0) h_out[0] += 1.0; }"},
     {"wrong", "if (rows > 2 && cols > 2) h_out[sciddicat_at(rows / 2, cols / 2, cols)] += 1.0;"},
     {"crash", "{ char *label = getenv(\"LABKIT_NO_SUCH_VARIABLE\"); label[0] = 'x'; }"},
     {"hang", "for (;;) { }"},
@@ -1187,4 +1194,182 @@ Test(gpu_stages, a_trusted_judge_judges_every_student_output_before_the_comparis
     free(out);
     free(kit);
     free(subs);
+}
+
+/* A stand-in for nvidia-smi's GPU list (LK_GPU_LIST_CMD): two GPUs of different models. */
+static void stand_in_gpus(void)
+{
+    char *script = gr_strf("%s/list-gpus.sh", dir);
+    write_text(script, "#!/bin/sh\nprintf '0, GPU-aaaa-0000, Fake A100\\n1, GPU-bbbb-1111, "
+                       "Fake H200\\n'\n");
+    chmod(script, 0755);
+    setenv("LK_GPU_LIST_CMD", script, 1);
+    free(script);
+}
+
+Test(gpu_stages, gpus_choices_are_checked_against_the_machines_gpus)
+{
+    stand_in_gpus();
+    lk_error err;
+    gr_gpu *all, *pick;
+    int n, k;
+    LK_ASSERT_OK(gr_list_gpus(&all, &n, &err), &err);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(all[1].uuid, "GPU-bbbb-1111");
+    cr_assert_str_eq(all[1].name, "Fake H200");
+    LK_ASSERT_OK(gr_pick_gpus("all", all, n, &pick, &k, &err), &err);
+    cr_assert_eq(k, 2);
+    free(pick);
+    LK_ASSERT_OK(gr_pick_gpus("1", all, n, &pick, &k, &err), &err);
+    cr_assert(k == 1 && pick[0].index == 0, "a count is the first N GPUs");
+    free(pick);
+    LK_ASSERT_OK(gr_pick_gpus("1,0", all, n, &pick, &k, &err), &err);
+    cr_assert(k == 2 && pick[0].index == 1 && pick[1].index == 0, "a list, in its order");
+    free(pick);
+    cr_assert_neq(gr_pick_gpus("3", all, n, &pick, &k, &err), 0);
+    cr_assert(strstr(err.msg, "this machine has 2 GPUs: 0 (Fake A100), 1 (Fake H200)"), "%s",
+              err.msg);
+    cr_assert_neq(gr_pick_gpus("0,2", all, n, &pick, &k, &err), 0);
+    cr_assert(strstr(err.msg, "no GPU 2: it has 0 (Fake A100), 1 (Fake H200)"), "%s", err.msg);
+    cr_assert_neq(gr_pick_gpus("1,1", all, n, &pick, &k, &err), 0);
+    cr_assert(strstr(err.msg, "named twice"), "%s", err.msg);
+    static const char *const bad[] = {"0", "", "two", "1,", ",1", "1,,2", "-1", "12345"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_neq(gr_gpus_spec_check(bad[i], &err), 0, "--gpus '%s' accepted", bad[i]);
+    cr_assert(strstr(err.msg, "--gpus 12345: not a GPU choice"), "%s", err.msg);
+    /* Each GPU but the first has a lock of its own; the first's is the lock unpinned
+       programs (make check, make bench, a grader without --gpus) take. */
+    char *lock0 = gr_gpu_lock_path("/x/gpu.lock", &all[0]);
+    char *lock1 = gr_gpu_lock_path("/x/gpu.lock", &all[1]);
+    cr_assert_str_eq(lock0, "/x/gpu.lock");
+    cr_assert_str_eq(lock1, "/x/gpu.lock.GPU-bbbb-1111");
+    free(lock0);
+    free(lock1);
+    free(all);
+    /* On the command line: a usage error that names the GPUs there are, before any grading. */
+    static const char *const names[] = {"good", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--assume-gpu",
+                          "stand-in CPU driver", "--gpu-lock", lock, "--gpus", "3", NULL};
+    int status = gr_test_run_grader(args, log);
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 2, "exit status %d:\n%s", status, console);
+    cr_assert(strstr(console, "--gpus 3: this machine has 2 GPUs: 0 (Fake A100), 1 (Fake "
+                              "H200): give at most 2, or all"), "%s", console);
+    cr_assert(!gr_exists(gr_strf("%s/students", out)), "nothing graded");
+    free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
+}
+
+/* The GPU of each student's report, from report.json: its environment's and each lab's;
+   @p median: the solution's time came from the median of its calls on that GPU. */
+static char *report_gpu(const char *out, const char *student, int *median)
+{
+    char *text;
+    gr_json *j = lab_of(out, student, &text);
+    const char *env_gpu = gr_json_str(gr_json_get(j, "environment"), "gpu");
+    const gr_json *lab = first_lab(j);
+    cr_assert_str_eq(gr_json_str(lab, "outcome"), GR_OUT_CORRECT, "%s", text);
+    cr_assert_not_null(env_gpu, "%s", text);
+    cr_assert_not_null(gr_json_str(lab, "gpu"), "%s", text);
+    cr_assert_str_eq(gr_json_str(lab, "gpu"), env_gpu, "the lab ran where the report says");
+    const char *timed = gr_json_str(gr_json_get(lab, "performance_measurement"), "timed");
+    *median = strstr(timed, "is the median of its timed calls") != NULL;
+    if (*median)
+        cr_assert(strstr(timed, env_gpu), "%s: the solution's median came from another GPU: %s",
+                  student, timed);
+    char *gpu = gr_xstrdup(env_gpu);
+    gr_json_free(j);
+    free(text);
+    return gpu;
+}
+
+Test(gpu_stages, gpus_hand_each_student_to_the_next_free_gpu_and_time_the_solution_there)
+{
+    stand_in_gpus();
+    static const char *const names[] = {"good", "good-2", "good-3", "good-4", "good-5",
+                                        "good-6", "pinned", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "rounds          3 extra 2", "rounds          3 extra 0");
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
+                          "--assume-gpu", "stand-in CPU driver", "--gpu-lock", lock,
+                          "--gpus", "all", NULL};
+    int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 22, NULL, &err);
+    cr_assert_eq(status, 0, "exit status %d:\n%s", status, console);
+    static const char *const gpu_name[] = {"Fake A100 (GPU-aaaa-0000)",
+                                           "Fake H200 (GPU-bbbb-1111)"};
+    int on[2] = {0, 0}, medians = 0;
+    char *session_log = gr_strf("%s/session.log", out);
+    for (int k = 0; names[k]; k++) {
+        int median;
+        char *gpu = report_gpu(out, names[k], &median);
+        medians += median;
+        int g = strcmp(gpu, gpu_name[0]) == 0 ? 0 : strcmp(gpu, gpu_name[1]) == 0 ? 1 : -1;
+        cr_assert(g >= 0, "%s: graded on %s, not a stand-in GPU", names[k], gpu);
+        on[g]++;
+        char *line = gr_strf("graded %s; 01-fake correct", names[k]);
+        const char *const parts[] = {line, gpu, NULL};
+        cr_assert_eq(count_lines_with(session_log, parts), 1, "session.log: %s on %s", names[k],
+                     gpu);
+        free(line);
+        free(gpu);
+    }
+    cr_assert(on[0] > 0 && on[1] > 0, "a queue over two GPUs uses both: %d and %d\n%s", on[0],
+              on[1], console);
+    /* 7 students, 2 GPUs: one GPU has more than its first 3, which take its median. */
+    cr_assert(medians >= 1, "no student was compared with a GPU's median\n%s", console);
+    /* Each GPU's worker timed its own solution (with its own first students) and its own
+       0-step call, in a folder of its own: no median crossed from one GPU to the other. */
+    char *commands = gr_strf("%s/commands.log", out);
+    for (int g = 0; g < 2; g++) {
+        char *perf = gr_strf("/kit/gpu%d/01-fake/perf/", g);
+        const char *const zero[] = {perf, " --once ", " --steps 0 ", NULL};
+        const char *const solution[] = {perf, " --once ", " --steps 40 ", NULL};
+        const int first = on[g] < GR_SOLUTION_TIMED_STUDENTS ? on[g] : GR_SOLUTION_TIMED_STUDENTS;
+        cr_assert_eq(count_lines_with(commands, zero), GR_ZERO_CALLS, "GPU %d", g);
+        cr_assert_eq(count_lines_with(commands, solution), 3 * first,
+                     "GPU %d: the solution timed alongside its own first %d students", g, first);
+        free(perf);
+    }
+    char *lock1 = gr_strf("%s.GPU-bbbb-1111", lock);
+    cr_assert(gr_exists(lock1), "the second GPU's own lock");
+    char placement[64];
+    snprintf(placement, sizeof placement, "GPU 1, Fake H200 (GPU-bbbb-1111): %d student", on[1]);
+    cr_assert(strstr(console, placement), "the placement in the console:\n%s", console);
+    /* The gradebook's last column: each student's GPU. */
+    char *book = gr_strf("%s/gradebook.csv", out);
+    cr_assert_eq(count_lines(book, "student,01-fake,total,max,status,gpu", 1), 1);
+    for (int g = 0; g < 2; g++)
+        cr_assert_eq(count_lines(book, gpu_name[g], 0), on[g], "%s in the gradebook", gpu_name[g]);
+    free(book);
+    char *summary = gr_strf("%s/summary.md", out);
+    cr_assert_eq(count_lines(summary, "GPU: 2 GPUs: Fake A100 (GPU-aaaa-0000), Fake H200 "
+                                      "(GPU-bbbb-1111).", 0), 1, "the summary's GPUs");
+    free(summary);
+    /* Each worker has a slice of the CPUs of its own (with at least one CPU per GPU). */
+    cpu_set_t cpus;
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2)
+        cr_assert(strstr(console, "gpu0 CPUs ") && strstr(console, "gpu1 CPUs "), "%s",
+                  console);
+    free(lock1);
+    free(commands);
+    free(session_log);
+    free(console);
+    free(kit);
+    free(subs);
+    free(out);
+    free(log);
+    free(lock);
 }
