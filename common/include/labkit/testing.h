@@ -27,15 +27,19 @@
 #endif
 
 /**
- * Skip the current test, with the reason, when no CUDA device is usable: LK_NO_GPU on a
- * machine without one, else "GPU not usable: " and the runtime's error.
+ * Skip the current test when the machine has no GPU (LK_NO_GPU, e.g. CI). A GPU that is
+ * there but cannot be used (out of memory under a parallel make check, a broken driver)
+ * fails the test with the runtime's error: a skipped test would let the suite pass untested.
  */
 #define LK_REQUIRE_GPU()                                                                  \
     do {                                                                                  \
         char lk_reason_[256];                                                             \
-        if (!lk_gpu_available(lk_reason_, sizeof lk_reason_))                             \
-            cr_skip_test("%s%s", strcmp(lk_reason_, LK_NO_GPU) ? "GPU not usable: " : "", \
-                         lk_reason_);                                                     \
+        if (!lk_gpu_available(lk_reason_, sizeof lk_reason_)) {                           \
+            if (strcmp(lk_reason_, LK_NO_GPU) == 0)                                       \
+                cr_skip_test("%s", lk_reason_);                                           \
+            cr_assert_fail("GPU not usable: %s (make doctor; fewer jobs: make -j4 check)", \
+                           lk_reason_);                                                   \
+        }                                                                                 \
     } while (0)
 
 /** Fail the current test with the message of a failed kit call. */
