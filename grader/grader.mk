@@ -44,7 +44,7 @@ GPUS ?=
 include $(LK_TOP)/tools/slurm-settings.mk
 # A Slurm task grades one student on the one GPU Slurm gives it: GPUS is for one machine.
 ifneq ($(and $(filter 1,$(SLURM)),$(GPUS)),)
-  $(error GPUS=$(GPUS) with SLURM=1: each Slurm task grades on the one GPU Slurm gives it: leave out GPUS, or SLURM=1 to grade on the GPUs of this machine)
+  $(error GPUS=$(GPUS) with SLURM=1: each Slurm task grades on the one GPU Slurm gives it: leave out GPUS (Slurm spreads the class), or leave out SLURM=1 to grade on the GPUs of this machine)
 endif
 GRADE_RUNNER = $(if $(filter 1,$(SLURM)),$(LK_SLURM_ENV) $(LK_TOP)/tools/slurm-grade.sh submit \
   $(GRADER),$(GRADER))
