@@ -93,9 +93,12 @@ $(GEN): datasets/labkit-gen.c $(SERIAL_REFS) $(LK_LIB) $(LK_HEADERS)
 # The self-test: every suite runs (a failing suite does not stop the others), then one
 # summary decides the exit status. A lab that does not build is a failed suite of its own (lab.mk);
 # the kit's other test programs are built under -k, and a failure there is one more.
+# Without -j on the command line, the suites run CHECK_JOBS at a time (the cores, at most 4:
+# more GPU test processes than that run a GPU out of memory).
+CHECK_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 check:
 	@rm -rf $(REPORTS)
-	@$(MAKE) --no-print-directory -k check-suites || \
+	@$(MAKE) --no-print-directory -k $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) check-suites || \
 	  tools/record-failure.sh $(REPORTS) kit-build \
 	    "some of the kit's test programs did not build or run: fix the first error above (make doctor)"
 	@tools/summary.sh $(REPORTS)
