@@ -619,6 +619,7 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
     const gr_gpu *g = &s->gpus[w];
     /* Every process the worker starts (builds, runs, probe) sees this GPU alone. */
     setenv("CUDA_VISIBLE_DEVICES", g->uuid, 1);
+    s->host_lock = gr_strf("%s.host", s->gpu_lock);
     char *lock = gr_gpu_lock_path(s->gpu_lock, g);
     free(s->gpu_lock);
     s->gpu_lock = lock;

@@ -62,6 +62,8 @@ typedef struct gr_lab_ctx {
                                    instance this session (raw ms), at most GR_SOLUTION_TIMES. */
     int *nsol_ms;             /**< How many of each (arrays of nperf_refs). */
     int perf_students;        /**< Students that reached the performance rounds so far. */
+    int timing_alone;         /**< The rounds time a student again with the machine to
+                                   themselves: the solution is timed in every round. */
     int perf_rows, perf_cols; /**< Size of the performance dataset's output grid (rows:
                                    fields x the model's rows). */
     long long perf_cells;     /**< Points of its grid: a point with several fields (h, hu,
@@ -94,6 +96,9 @@ typedef struct gr_session {
     unsigned run_id;       /**< ...the current student's runs as this user (0: nobody). */
     int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
     char *gpu_lock;        /**< Machine-wide GPU lock file (a worker's: its GPU's). */
+    char *host_lock;       /**< In a GPU worker: the machine's host lock (GPU lock path
+                                + ".host"), shared while it runs GPU stages, exclusive while
+                                it times a student again alone (NULL: no --gpus). */
     gr_gpu *gpus;          /**< --gpus: the GPUs a worker each grades on (NULL: none given). */
     int ngpus;             /**< Their number (0: no --gpus, the one GPU as before). */
     char *gpu_label;       /**< In a GPU worker: its GPU, "model (UUID)", which each result

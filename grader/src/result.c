@@ -53,12 +53,32 @@ void gr_lab_free(gr_lab_result *r)
     free(r->graded_at);
     free(r->gpu);
     free(r->seed);
-    free(r->perf.dataset);
-    free(r->perf.timed);
-    free(r->perf.baseline);
-    free(r->perf.student_ms);
-    free(r->perf.solution_ms);
+    gr_perf_clear(&r->perf);
     memset(r, 0, sizeof *r);
+}
+
+void gr_lab_drop_checks(gr_lab_result *r, int keep)
+{
+    for (int i = keep; i < r->nchecks; i++) {
+        gr_check *c = &r->checks[i];
+        free(c->stage);
+        free(c->name);
+        free(c->status);
+        free(c->reason);
+        free(c->detail);
+    }
+    if (keep < r->nchecks)
+        r->nchecks = keep;
+}
+
+void gr_perf_clear(gr_perf *p)
+{
+    free(p->dataset);
+    free(p->timed);
+    free(p->baseline);
+    free(p->student_ms);
+    free(p->solution_ms);
+    memset(p, 0, sizeof *p);
 }
 
 gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, const char *status,

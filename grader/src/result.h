@@ -123,6 +123,10 @@ typedef struct gr_student {
 void gr_lab_init(gr_lab_result *r, const char *lab, double max);
 /** Free a lab result's contents. */
 void gr_lab_free(gr_lab_result *r);
+/** Drop the checks of @p r from index @p keep on (a measurement taken again replaces its own). */
+void gr_lab_drop_checks(gr_lab_result *r, int keep);
+/** Free what @p p holds and zero it. */
+void gr_perf_clear(gr_perf *p);
 /** Append a check; @p detail may be NULL. Returns the check. */
 gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, const char *status,
                      const char *reason, const char *detail);

@@ -636,10 +636,12 @@ static void close_all(box_run *b)
 
 int gr_sandbox_run(const gr_cmd *cmd, const gr_limits *lim, gr_outcome *out, lk_error *err)
 {
-    static int subreaper;
-    if (!subreaper) {
+    /* Per process: a fork (a GPU worker) does not inherit the setting, and without it the
+       jail's orphans went to the parent grader, and each reap waited out its 5 s. */
+    static pid_t subreaper;
+    if (subreaper != getpid()) {
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-        subreaper = 1;
+        subreaper = getpid();
     }
     memset(out, 0, sizeof *out);
     box_run b = {cmd, lim, out, resolve_program(cmd->argv[0]), -1, -1, -1, -1,
@@ -687,25 +689,27 @@ int gr_gpu_trylock(const char *path, lk_error *err)
     return fd;
 }
 
-int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
+/* flock @p op (LOCK_SH or LOCK_EX) on @p path, the @p what lock, printing @p waiting once
+   if it must wait. */
+static int take_lock(const char *path, int op, const char *what, double timeout_s,
+                     const char *waiting, lk_error *err)
 {
     int fd = open_lock(path, err);
     if (fd < 0)
         return -1;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+    if (flock(fd, op | LOCK_NB) == 0)
         return fd;
-    printf("waiting for the GPU lock %s: another grader run or make bench is using the GPU\n",
-           path);
+    printf("%s (%s)\n", waiting, path);
     fflush(stdout);
     /* Every wait has a deadline: poll rather than block, so that neither a holder that never
        lets go nor a signal can keep the grader here. */
     const double t0 = lk_wall_seconds();
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    while (flock(fd, op | LOCK_NB) != 0) {
         const int e = errno;
         const int late = timeout_s > 0 && lk_wall_seconds() - t0 >= timeout_s;
         if ((e != EWOULDBLOCK && e != EINTR) || gr_stop_requested || late) {
             close(fd);
-            return lk_fail(err, "%s: cannot take the GPU lock: %s", path,
+            return lk_fail(err, "%s: cannot take the %s lock: %s", path, what,
                            gr_stop_requested ? "interrupted"
                            : late ? "another process held it past the deadline (--lock-timeout)"
                                   : strerror(e));
@@ -714,6 +718,22 @@ int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
         nanosleep(&nap, NULL);
     }
     return fd;
+}
+
+int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
+{
+    return take_lock(path, LOCK_EX, "GPU", timeout_s,
+                     "waiting for the GPU lock: another grader run or make bench is using the "
+                     "GPU", err);
+}
+
+int gr_host_lock(const char *path, int alone, double timeout_s, lk_error *err)
+{
+    return take_lock(path, alone ? LOCK_EX : LOCK_SH, "host", timeout_s,
+                     alone ? "timing again with the machine to itself: waiting for the other "
+                             "GPUs' graders to end their GPU stage"
+                           : "waiting while another GPU's grader times with the machine to "
+                             "itself", err);
 }
 
 void gr_gpu_unlock(int fd)

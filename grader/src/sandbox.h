@@ -127,7 +127,13 @@ long gr_count_tasks(uid_t uid);
 int gr_gpu_lock(const char *path, double timeout_s, lk_error *err);
 /** As gr_gpu_lock() without waiting: -1 with @p err when another process holds it. */
 int gr_gpu_trylock(const char *path, lk_error *err);
-/** Release a lock taken by gr_gpu_lock() (-1 is ignored). */
+/**
+ * Take the host lock at @p path, which every grader of one of the machine's GPUs (--gpus)
+ * holds shared while it runs its GPU stages: exclusive when @p alone (nothing else runs
+ * them then), else shared. Waits as gr_gpu_lock() does; release with gr_gpu_unlock().
+ */
+int gr_host_lock(const char *path, int alone, double timeout_s, lk_error *err);
+/** Release a lock taken by gr_gpu_lock() or gr_host_lock() (-1 is ignored). */
 void gr_gpu_unlock(int fd);
 
 #endif

@@ -610,6 +610,7 @@ void gr_session_close(gr_session *s)
     free(s->lib);
     free(s->manifest_path);
     free(s->gpu_lock);
+    free(s->host_lock);
     free(s->gpus);
     free(s->gpu_label);
     if (gr_command_log >= 0)

@@ -627,14 +627,16 @@ int gr_performance(gr_session *s, gr_lab_ctx *lc, const char *work, const char *
     char spec[192];
     const int max_rounds = lab->rounds + lab->extra_rounds;
     /* Timing the solution in every round of every student would double the rounds' cost. */
-    const int nth = ++lc->perf_students;
+    const int nth = lc->timing_alone ? lc->perf_students : ++lc->perf_students;
     rounds_ctx c = {s, lc, work, driver, r, p,
                     gr_strf("performance %s (%d steps)", lab->perf.name, lab->perf.steps),
                     gr_strf("performance dataset %s (%d steps): output", lab->perf.name,
                             lab->perf.steps),
                     gr_strf("%s/src/", work), gr_strf("%s/perf", lc->kit_work),
                     gr_xcalloc(max_rounds, sizeof(double)), perf_instance(s, lc, 0, spec),
-                    nth <= GR_SOLUTION_TIMED_STUDENTS || nth % GR_SOLUTION_RETIME == 0, 0, 0,
+                    lc->timing_alone || nth <= GR_SOLUTION_TIMED_STUDENTS ||
+                        nth % GR_SOLUTION_RETIME == 0,
+                    0, 0,
                     output_ok, too_slow, problem};
     perf_init(lc, p, max_rounds);
     int rc = 1;
