@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     sciddicat_open(&run, &sim);
     if (lk_run_serial_begin(&run))
         lk_run_serial_end(&run, sciddicat_serial(&sim, run.serial_steps, run.expected,
-                                                    NULL, &run.err));
+                                                 NULL, &run.err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;)
         c->rc = lab01_gpu_run(sim.rows, sim.cols, sim.z, sim.h0, c->out, c->steps,
                               c->block_x, c->block_y, &c->err);

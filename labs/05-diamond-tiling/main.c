@@ -49,7 +49,7 @@ static int run_string(lk_run *run)
     vstring_open(run, &sim);
     if (lk_run_serial_begin(run))
         lk_run_serial_end(run, vstring_serial(&sim, run->serial_steps, run->expected,
-                                                 &run->err));
+                                              &run->err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
         lab05_method method;
         int width = c->tile_x, height = c->tile_y;
@@ -68,7 +68,7 @@ static int run_bruss(lk_run *run)
     bruss_open(run, &sim);
     if (lk_run_serial_begin(run))
         lk_run_serial_end(run, bruss_serial(&sim, run->serial_steps, run->expected,
-                                               &run->err));
+                                            &run->err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(run)) != NULL;) {
         lab05_method method;
         int width = c->tile_x, height = c->tile_y;

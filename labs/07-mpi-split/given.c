@@ -74,7 +74,7 @@ void lab07_cpu_flows(const lab07_slab *s, int row_begin, int row_end)
         for (int j = 1; j < s->cols - 1; j++) {
             sciddicat_reset_cell(l, j, s->lrows, s->cols, s->Sf);
             sciddicat_flows_cell(l, j, s->lrows, s->cols, s->z, s->h, s->Sf,
-                                    SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
+                                 SCIDDICAT_P_R, SCIDDICAT_P_EPSILON);
         }
 }
 

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     lab07_describe(&world, &run);
     if (lk_run_serial_begin(&run))
         lk_run_serial_end(&run, sciddicat_serial(&sim, run.serial_steps, run.expected,
-                                                    NULL, &run.err));
+                                                 NULL, &run.err));
     for (lk_gpu_call *c; (c = lk_run_next_gpu_call(&run)) != NULL;) {
         lab07_variant variant;
         c->rc = lab07_variant_parse(c->variant, &variant, &c->err) ||

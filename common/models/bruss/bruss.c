@@ -98,7 +98,7 @@ const lk_dataset_kind bruss_datasets = {
     .model = "bruss", .noun = "Brusselator", .generate = generate_from_spec};
 
 int bruss_load_dataset(const char *manifest_path, const char *name, bruss *sim,
-                          int *steps, char *md5, lk_error *err)
+                       int *steps, char *md5, lk_error *err)
 {
     return lk_dataset_load(&bruss_datasets, manifest_path, name, sim, steps, md5, err);
 }

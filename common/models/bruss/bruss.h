@@ -102,14 +102,14 @@ LK_HD static inline int bruss_reflect(int q, int m)
 
 /** f_U at a point: its U and V, and the U of its four neighbours (reflected). */
 LK_HD static inline double bruss_f_u(double c, double u, double v, double un, double us,
-                                        double uw, double ue)
+                                     double uw, double ue)
 {
     return 1.0 + u * u * v - 4.4 * u + c * (((un + us) + (uw + ue)) - 4.0 * u);
 }
 
 /** f_V at a point: its U and V, and the V of its four neighbours (reflected). */
 LK_HD static inline double bruss_f_v(double c, double u, double v, double vn, double vs,
-                                        double vw, double ve)
+                                     double vw, double ve)
 {
     return 3.4 * u - u * u * v + c * (((vn + vs) + (vw + ve)) - 4.0 * v);
 }
@@ -120,9 +120,9 @@ LK_HD static inline double bruss_f_v(double c, double u, double v, double vn, do
  * as (U, V) pairs north, south, west, east, already reflected at the border.
  */
 LK_HD static inline void bruss_point_step(double h, double c, double u, double v,
-                                             const double *n, const double *s,
-                                             const double *w, const double *e, double *u_new,
-                                             double *v_new)
+                                          const double *n, const double *s,
+                                          const double *w, const double *e, double *u_new,
+                                          double *v_new)
 {
     *u_new = u + h * bruss_f_u(c, u, v, n[0], s[0], w[0], e[0]);
     *v_new = v + h * bruss_f_v(c, u, v, n[1], s[1], w[1], e[1]);
@@ -145,7 +145,7 @@ extern const lk_dataset_kind bruss_datasets;
 /** Load manifest dataset @p name (model `bruss`): its state, steps and md5 (either may be
     NULL). */
 int bruss_load_dataset(const char *manifest_path, const char *name, bruss *sim,
-                          int *steps, char *md5, lk_error *err);
+                       int *steps, char *md5, lk_error *err);
 
 /** Free the state (safe on a zeroed struct). */
 void bruss_free(bruss *sim);

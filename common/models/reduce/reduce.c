@@ -191,7 +191,7 @@ const lk_dataset_kind reduce_datasets = {
     .model = "reduce", .noun = "reduction", .generate = generate_from_spec};
 
 int reduce_load_dataset(const char *manifest_path, const char *name, reduce_input *in,
-                           int *steps, char *md5, lk_error *err)
+                        int *steps, char *md5, lk_error *err)
 {
     return lk_dataset_load(&reduce_datasets, manifest_path, name, in, steps, md5, err);
 }
@@ -259,7 +259,7 @@ size_t reduce_judge(const void *ctx, const double *got, char *buf, size_t size)
 }
 
 int reduce_write_judged(const char *path, const reduce_input *in, const double *v,
-                           lk_error *err)
+                        lk_error *err)
 {
     double *w = alloc_doubles(in->nout, err);
     if (!w)

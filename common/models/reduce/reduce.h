@@ -103,7 +103,7 @@ extern const lk_dataset_kind reduce_datasets;
 /** Load a datasets/MANIFEST entry of model `reduce` or `lagrange`; @p steps and @p md5
     (33 bytes) may be NULL. */
 int reduce_load_dataset(const char *manifest_path, const char *name, reduce_input *in,
-                           int *steps, char *md5, lk_error *err);
+                        int *steps, char *md5, lk_error *err);
 
 /** Free an input (safe on a zeroed one). */
 void reduce_input_free(reduce_input *in);
@@ -127,16 +127,16 @@ double lk_lagrange_bound(int n1, double kappa);
 /** Sum (compensated: the reference), max, count and bounding box of a field, as the
     REDUCE_NOUT values above; also sum |x| into @p sum_abs (may be NULL). */
 void reduce_serial(const double *x, int rows, int cols, double threshold, double *out,
-                      double *sum_abs);
+                   double *sum_abs);
 
 /** The naive Lagrange evaluation, product of ratios (the serial baseline). */
 void reduce_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
-                              double *ys, int S);
+                           double *ys, int S);
 
 /** Barycentric (second form) Lagrange evaluation, the "gold" reference, with the condition
     number kappa_s = sum_j |y_j L_j(xs_s)| of each value into @p kappa (may be NULL). */
 void reduce_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
-                                    double *ys, double *kappa, int S);
+                                 double *ys, double *kappa, int S);
 
 /**
  * The judged form of an output value: 2 when @p got equals @p reference (both NaN counts as
@@ -155,7 +155,7 @@ size_t reduce_judge(const void *in, const double *got, char *buf, size_t size);
 /** Write @p v (n values) judged against in->gold/in->bound as raw doubles (`--bin`); without
     a reference (a graded build, in->have_reference 0) the values as they are. */
 int reduce_write_judged(const char *path, const reduce_input *in, const double *v,
-                           lk_error *err);
+                        lk_error *err);
 
 #ifdef __cplusplus
 }

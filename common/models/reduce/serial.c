@@ -13,7 +13,7 @@
 #include "reduce/reduce.h"
 
 void reduce_serial(const double *x, int rows, int cols, double threshold, double *out,
-                      double *sum_abs)
+                   double *sum_abs)
 {
     double sum = 0.0, carry = 0.0, abs_sum = 0.0, max = -INFINITY;
     unsigned long long count = 0;
@@ -50,7 +50,7 @@ void reduce_serial(const double *x, int rows, int cols, double threshold, double
 
 /* The thesis's equation 2.1 with its errata fixed (nodes 0..n, y_j in the sum). */
 void reduce_lagrange_naive(const double *x, const double *y, int n1, const double *xs,
-                              double *ys, int S)
+                           double *ys, int S)
 {
     for (int s = 0; s < S; s++) {
         double sum = 0.0;
@@ -70,7 +70,7 @@ void reduce_lagrange_naive(const double *x, const double *y, int n1, const doubl
    interval's capacity, so that the weights stay within the range of double for thousands
    of nodes; the common scale cancels. */
 void reduce_lagrange_barycentric(const double *x, const double *y, int n1, const double *xs,
-                                    double *ys, double *kappa, int S)
+                                 double *ys, double *kappa, int S)
 {
     double lo = x[0], hi = x[0];
     for (int j = 1; j < n1; j++) {

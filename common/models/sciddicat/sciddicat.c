@@ -94,7 +94,7 @@ static double value_noise(uint64_t seed, uint64_t octave, int i, int j, int spac
 static double to_mm(double v) { return floor(v * 1000.0 + 0.5) / 1000.0; }
 
 int sciddicat_generate(const sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
-                          double *source, lk_error *err)
+                       double *source, lk_error *err)
 {
     const int rows = spec->rows, cols = spec->cols;
     if (rows < 1 || cols < 1)
@@ -229,7 +229,7 @@ static int check_scale(const sciddicat *sim, const char *path, lk_error *err)
 }
 
 int sciddicat_load(const char *header, const char *dem, const char *source,
-                      sciddicat *sim, lk_error *err)
+                   sciddicat *sim, lk_error *err)
 {
     lk_grid_header hdr;
     if (lk_read_header(header, &hdr, err) != 0 || allocate(sim, &hdr, err) != 0)
@@ -245,7 +245,7 @@ int sciddicat_load(const char *header, const char *dem, const char *source,
 }
 
 int sciddicat_load_asc(const char *dem, const char *source, sciddicat *sim,
-                          lk_error *err)
+                       lk_error *err)
 {
     lk_grid_header hdem, hsrc;
     lk_grid gdem = {0}, gsrc = {0};
@@ -276,7 +276,7 @@ int sciddicat_load_asc(const char *dem, const char *source, sciddicat *sim,
 }
 
 int sciddicat_load_generated(const sciddicat_spec *spec, sciddicat *sim,
-                                lk_error *err)
+                             lk_error *err)
 {
     lk_grid_header hdr = {.nrows = spec->rows, .ncols = spec->cols};
     if (spec->rows < 1 || spec->cols < 1)
@@ -317,7 +317,7 @@ const lk_dataset_kind sciddicat_datasets = {
     .load_stored = load_stored};
 
 int sciddicat_load_dataset(const char *manifest_path, const char *name, sciddicat *sim,
-                              int *steps, char *md5, lk_error *err)
+                           int *steps, char *md5, lk_error *err)
 {
     return lk_dataset_load(&sciddicat_datasets, manifest_path, name, sim, steps, md5, err);
 }

@@ -94,8 +94,8 @@ LK_HD static inline void sciddicat_reset_cell(int i, int j, int rows, int cols, 
  * count are those of the course's reference and must not change.
  */
 LK_HD static inline void sciddicat_flows_cell(int i, int j, int rows, int cols,
-                                                 const double *Sz, const double *Sh,
-                                                 double *Sf, double p_r, double p_epsilon)
+                                              const double *Sz, const double *Sh,
+                                              double *Sf, double p_r, double p_epsilon)
 {
     double u[5];
     const double m = Sh[sciddicat_at(i, j, cols)] - p_epsilon;
@@ -137,7 +137,7 @@ LK_HD static inline void sciddicat_flows_cell(int i, int j, int rows, int cols,
  * outflows in the order North, West, East, South.
  */
 LK_HD static inline double sciddicat_width_cell(int i, int j, int rows, int cols,
-                                                   const double *Sh, const double *Sf)
+                                                const double *Sh, const double *Sf)
 {
     double h = Sh[sciddicat_at(i, j, cols)];
     h += Sf[sciddicat_flow_at(3, i - 1, j, rows, cols)] - Sf[sciddicat_flow_at(0, i, j, rows, cols)];
@@ -190,17 +190,17 @@ int sciddicat_spec_parse(const char *s, sciddicat_spec *out, lk_error *err);
  * same spec gives the same bits everywhere.
  */
 int sciddicat_generate(const sciddicat_spec *spec, lk_grid_header *hdr, double *dem,
-                          double *source, lk_error *err);
+                       double *source, lk_error *err);
 
 /** Load the course layout: header file, DEM body and source body; then initialise. */
 int sciddicat_load(const char *header, const char *dem, const char *source,
-                      sciddicat *sim, lk_error *err);
+                   sciddicat *sim, lk_error *err);
 /** Load two single-file `.asc` grids (DEM and source, same header); then initialise. */
 int sciddicat_load_asc(const char *dem, const char *source, sciddicat *sim,
-                          lk_error *err);
+                       lk_error *err);
 /** Build a problem from @p spec with the generator; then initialise. */
 int sciddicat_load_generated(const sciddicat_spec *spec, sciddicat *sim,
-                                lk_error *err);
+                             lk_error *err);
 /** How the manifest's datasets of this model and `--gen` specs become an sciddicat
     (lk_dataset_load(), lk_run_open_dataset()). */
 extern const lk_dataset_kind sciddicat_datasets;
@@ -210,7 +210,7 @@ extern const lk_dataset_kind sciddicat_datasets;
  * If @p steps is not NULL it receives the manifest's step count; @p md5 (33 bytes) its hash.
  */
 int sciddicat_load_dataset(const char *manifest_path, const char *name, sciddicat *sim,
-                              int *steps, char *md5, lk_error *err);
+                           int *steps, char *md5, lk_error *err);
 /** Free a problem (safe on a zeroed struct). */
 void sciddicat_free(sciddicat *sim);
 
@@ -221,7 +221,7 @@ void sciddicat_free(sciddicat *sim);
  * If @p lost is not NULL it receives the thickness that left through the border.
  */
 int sciddicat_serial(const sciddicat *sim, int steps, double *h, double *lost,
-                        lk_error *err);
+                     lk_error *err);
 
 #ifdef __cplusplus
 }

@@ -92,7 +92,7 @@ static double border_outflow(int rows, int cols, const double *Sf)
 }
 
 int sciddicat_serial(const sciddicat *sim, int steps, double *h, double *lost,
-                        lk_error *err)
+                     lk_error *err)
 {
     const int rows = sim->rows, cols = sim->cols;
     const size_t n = (size_t)rows * (size_t)cols;

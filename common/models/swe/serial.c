@@ -11,14 +11,14 @@
 #include "swe/swe.h"
 
 void swe_step(int rows, int cols, double r, const swe_fields *cur,
-                 const swe_fields *next)
+              const swe_fields *next)
 {
     const int width = cols + 2;
     swe_ghosts(rows, cols, cur);
     for (int i = 1; i <= rows; i++)
         for (int j = 1; j <= cols; j++)
             swe_step_cell(i, j, width, r, cur->Z, cur->Qx, cur->Qy, next->Z, next->Qx,
-                             next->Qy);
+                          next->Qy);
 }
 
 int swe_serial(const swe *sim, int steps, const swe_fields *out, lk_error *err)

@@ -225,7 +225,7 @@ const lk_dataset_kind swe_datasets = {
     .model = "swe", .noun = "shallow-water", .generate = generate_from_spec};
 
 int swe_load_dataset(const char *manifest_path, const char *name, swe *sim, int *steps,
-                        char *md5, lk_error *err)
+                     char *md5, lk_error *err)
 {
     return lk_dataset_load(&swe_datasets, manifest_path, name, sim, steps, md5, err);
 }
@@ -302,7 +302,7 @@ int swe_md5(const swe *sim, const swe_fields *q, char hex[33], lk_error *err)
 }
 
 int swe_write_binary(const char *path, const swe *sim, const swe_fields *q,
-                        lk_error *err)
+                     lk_error *err)
 {
     sink s = {.path = path, .buf = malloc((size_t)sim->cols * 8)};
     if (!s.buf)
@@ -323,7 +323,7 @@ int swe_write_binary(const char *path, const swe *sim, const swe_fields *q,
 }
 
 int swe_write_text(const char *path, const swe *sim, const swe_fields *q,
-                      lk_error *err)
+                   lk_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -348,7 +348,7 @@ int swe_write_text(const char *path, const swe *sim, const swe_fields *q,
 }
 
 int swe_write_png(const char *path, const swe *sim, const swe_fields *q,
-                     const char *title, lk_error *err)
+                  const char *title, lk_error *err)
 {
     const int width = sim->cols + 2;
     double *z = malloc((size_t)sim->rows * sim->cols * sizeof *z);
@@ -398,8 +398,8 @@ static void emit(explainer *o, const char *text)
 }
 
 size_t swe_compare(const swe *sim, const swe_fields *expected,
-                      const swe_fields *got, int kfirst, const char *what, FILE *f,
-                      char *buf, size_t size)
+                   const swe_fields *got, int kfirst, const char *what, FILE *f,
+                   char *buf, size_t size)
 {
     static const char *names[3] = {"water height Z", "discharge Qx", "discharge Qy"};
     const double *ef[3] = {expected->Z, expected->Qx, expected->Qy};

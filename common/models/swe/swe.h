@@ -198,8 +198,8 @@ LK_HD static inline swe_q swe_load(const double *Z, const double *Qx, const doub
  * neighbours of (Z, Qx, Qy), writes (Zn, Qxn, Qyn) at (i, j). @p width = cols + 2.
  */
 LK_HD static inline void swe_step_cell(int i, int j, int width, double r, const double *Z,
-                                          const double *Qx, const double *Qy, double *Zn,
-                                          double *Qxn, double *Qyn)
+                                       const double *Qx, const double *Qy, double *Zn,
+                                       double *Qxn, double *Qyn)
 {
     const size_t c = swe_at(i, j, width);
     swe_q q = swe_update(swe_load(Z, Qx, Qy, c - (size_t)width),
@@ -240,22 +240,22 @@ LK_HD static inline void swe_store(double *Z, double *Qx, double *Qy, size_t at,
 
 /** Ghost cells of column @p j (1..cols) in rows 0 and rows + 1, from rows 1 and rows. */
 LK_HD static inline void swe_ghost_column_ends(int j, int rows, int width, double *Z,
-                                                  double *Qx, double *Qy)
+                                               double *Qx, double *Qy)
 {
     swe_store(Z, Qx, Qy, swe_at(0, j, width),
-                 swe_wall_x(swe_load(Z, Qx, Qy, swe_at(1, j, width))));
+              swe_wall_x(swe_load(Z, Qx, Qy, swe_at(1, j, width))));
     swe_store(Z, Qx, Qy, swe_at(rows + 1, j, width),
-                 swe_wall_x(swe_load(Z, Qx, Qy, swe_at(rows, j, width))));
+              swe_wall_x(swe_load(Z, Qx, Qy, swe_at(rows, j, width))));
 }
 
 /** Ghost cells of row @p i (1..rows) in columns 0 and cols + 1, from columns 1 and cols. */
 LK_HD static inline void swe_ghost_row_ends(int i, int cols, int width, double *Z,
-                                               double *Qx, double *Qy)
+                                            double *Qx, double *Qy)
 {
     swe_store(Z, Qx, Qy, swe_at(i, 0, width),
-                 swe_wall_y(swe_load(Z, Qx, Qy, swe_at(i, 1, width))));
+              swe_wall_y(swe_load(Z, Qx, Qy, swe_at(i, 1, width))));
     swe_store(Z, Qx, Qy, swe_at(i, cols + 1, width),
-                 swe_wall_y(swe_load(Z, Qx, Qy, swe_at(i, cols, width))));
+              swe_wall_y(swe_load(Z, Qx, Qy, swe_at(i, cols, width))));
 }
 
 /**
@@ -350,7 +350,7 @@ extern const lk_dataset_kind swe_datasets;
  * its hash.
  */
 int swe_load_dataset(const char *manifest_path, const char *name, swe *sim, int *steps,
-                        char *md5, lk_error *err);
+                     char *md5, lk_error *err);
 /** Free a problem (safe on a zeroed struct). */
 void swe_free(swe *sim);
 
@@ -367,7 +367,7 @@ void swe_ghosts(int rows, int cols, const swe_fields *q);
 /** One step: swe_ghosts() on @p cur, then every interior cell of @p next (this and
     swe_serial() are the serial program, common/models/swe/serial.c). */
 void swe_step(int rows, int cols, double r, const swe_fields *cur,
-                 const swe_fields *next);
+              const swe_fields *next);
 /**
  * Serial reference: run @p steps steps from sim->q, leaving the state in @p out (three
  * fields of swe_cells() values; only the interior is the result).
@@ -384,16 +384,16 @@ double swe_mass(const swe *sim, const swe_fields *q);
 int swe_md5(const swe *sim, const swe_fields *q, char hex[33], lk_error *err);
 /** Write the interior of Z, Qx, Qy as raw little-endian doubles (3 * rows * cols values). */
 int swe_write_binary(const char *path, const swe *sim, const swe_fields *q,
-                        lk_error *err);
+                     lk_error *err);
 /**
  * Write the interior of the three fields as text for people: for each field a line
  * `# NAME rows cols`, then one grid row per line, values `%.17g` separated by a space.
  */
 int swe_write_text(const char *path, const swe *sim, const swe_fields *q,
-                      lk_error *err);
+                   lk_error *err);
 /** PNG of the water height Z (interior) with a colour scale (labkit/png.h lk_png_field). */
 int swe_write_png(const char *path, const swe *sim, const swe_fields *q,
-                     const char *title, lk_error *err);
+                  const char *title, lk_error *err);
 
 /**
  * Compare the interior of two states bit for bit, field by field; returns the number of
@@ -403,8 +403,8 @@ int swe_write_png(const char *path, const swe *sim, const swe_fields *q,
  * NULL. @p what prefixes the field names (may be NULL).
  */
 size_t swe_compare(const swe *sim, const swe_fields *expected,
-                      const swe_fields *got, int kfirst, const char *what, FILE *f,
-                      char *buf, size_t size);
+                   const swe_fields *got, int kfirst, const char *what, FILE *f,
+                   char *buf, size_t size);
 
 /** The Stoker solution of a dam break on a wet bed (flat bottom, no friction). */
 typedef struct lk_stoker {

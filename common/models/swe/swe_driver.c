@@ -52,7 +52,7 @@ void swe_report(lk_run *run, const swe *sim)
     if (r->ran_serial && r->ran_gpu) {
         r->compared = 1;
         r->match = swe_compare(sim, &expected, &got, 8, NULL, NULL, r->mismatch,
-                                  sizeof r->mismatch) == 0;
+                               sizeof r->mismatch) == 0;
     }
     swe_fields final = swe_fields_of(sim, (double *)lk_run_output(run));
     char title[320];

@@ -109,7 +109,7 @@ const lk_dataset_kind vstring_datasets = {
     .model = "vstring", .noun = "string", .generate = generate_from_spec};
 
 int vstring_load_dataset(const char *manifest_path, const char *name, vstring *sim,
-                            int *steps, char *md5, lk_error *err)
+                         int *steps, char *md5, lk_error *err)
 {
     return lk_dataset_load(&vstring_datasets, manifest_path, name, sim, steps, md5, err);
 }

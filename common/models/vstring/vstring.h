@@ -86,7 +86,7 @@ static inline size_t vstring_components(const vstring *sim)
  * the serial reference's `y[j] + h * f_j(y)` with f_j the thesis's ode_eval_comp.
  */
 LK_HD static inline void vstring_point_step(double u_left, double u, double u_right,
-                                               double v, double *u_new, double *v_new)
+                                            double v, double *u_new, double *v_new)
 {
     *u_new = u + VSTRING_H * v;
     *v_new = v + VSTRING_H * (VSTRING_K2 * (u_left - 2.0 * u + u_right));
@@ -104,7 +104,7 @@ extern const lk_dataset_kind vstring_datasets;
 /** Load manifest dataset @p name (model `vstring`): its state, steps and md5 (either may be
     NULL). */
 int vstring_load_dataset(const char *manifest_path, const char *name, vstring *sim,
-                            int *steps, char *md5, lk_error *err);
+                         int *steps, char *md5, lk_error *err);
 
 /** Free the string's state (safe on a zeroed struct). */
 void vstring_free(vstring *sim);

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     int ds_steps = -1, rc;
     if (dataset) {
         rc = sciddicat_load_dataset(FAKE_KIT "/datasets/MANIFEST", dataset, &sim, &ds_steps,
-                                       NULL, &err);
+                                    NULL, &err);
     } else {
         sciddicat_spec spec;
         rc = gen ? sciddicat_spec_parse(gen, &spec, &err) : lk_fail(&err, "no input");

@@ -137,7 +137,7 @@ Test(serial, the_written_out_step_equals_the_shared_cell_functions)
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
                 sciddicat_flows_cell(i, j, rows, cols, z, h_cells, Sf, SCIDDICAT_P_R,
-                                        SCIDDICAT_P_EPSILON);
+                                     SCIDDICAT_P_EPSILON);
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++)
                 h_cells[sciddicat_at(i, j, cols)] =

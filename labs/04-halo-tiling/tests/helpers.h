@@ -65,7 +65,7 @@ static inline void lab04_serial_outflow(const sciddicat *sim, int steps, double 
             for (int j = 1; j < cols - 1; j++) {
                 sciddicat_reset_cell(i, j, rows, cols, Sf);
                 sciddicat_flows_cell(i, j, rows, cols, sim->z, h, Sf, SCIDDICAT_P_R,
-                                        SCIDDICAT_P_EPSILON);
+                                     SCIDDICAT_P_EPSILON);
             }
         for (int j = 1; j < cols - 1; j++) {
             out[LAB04_NORTH] += Sf[sciddicat_flow_at(0, 1, j, rows, cols)];
@@ -191,7 +191,7 @@ static inline void lab04_serial_flows(int rows, int cols, const double *z, const
     for (int i = 1; i < rows - 1; i++)
         for (int j = 1; j < cols - 1; j++)
             sciddicat_flows_cell(i, j, rows, cols, z, h, Sf, SCIDDICAT_P_R,
-                                    SCIDDICAT_P_EPSILON);
+                                 SCIDDICAT_P_EPSILON);
 }
 
 /* ---- Exactly-once checks ------------------------------------------------------------- */

@@ -333,7 +333,7 @@ static void visit_flows(int i, int j, void *p)
 {
     flows_ctx *c = p;
     sciddicat_flows_cell(i, j, c->rows, c->cols, c->z, c->h, c->Sf, SCIDDICAT_P_R,
-                            SCIDDICAT_P_EPSILON);
+                         SCIDDICAT_P_EPSILON);
 }
 
 static size_t planted_flows(planted bug, int rows, int cols, int tx, int ty, char *msg, size_t size)

@@ -161,7 +161,7 @@ Test(physics, serial_equals_the_shared_point_step_bit_for_bit)
     for (int s = 0; s < steps; s++) {
         for (int p = 0; p < n; p++)
             vstring_point_step(p > 0 ? a[2 * p - 2] : 0.0, a[2 * p], p < n - 1 ? a[2 * p + 2] : 0.0,
-                                  a[2 * p + 1], &b[2 * p], &b[2 * p + 1]);
+                               a[2 * p + 1], &b[2 * p], &b[2 * p + 1]);
         double *t = a;
         a = b;
         b = t;
@@ -509,12 +509,12 @@ Test(bruss, serial_equals_the_shared_point_step_bit_for_bit)
             for (int k = 0; k < m; k++)
                 for (int j = 0; j < m; j++)
                     bruss_point_step(bruss_h(m), bruss_c(m), cur[AT(m, k, j, 0)],
-                                        cur[AT(m, k, j, 1)],
-                                        &cur[AT(m, bruss_reflect(k - 1, m), j, 0)],
-                                        &cur[AT(m, bruss_reflect(k + 1, m), j, 0)],
-                                        &cur[AT(m, k, bruss_reflect(j - 1, m), 0)],
-                                        &cur[AT(m, k, bruss_reflect(j + 1, m), 0)],
-                                        &next[AT(m, k, j, 0)], &next[AT(m, k, j, 1)]);
+                                     cur[AT(m, k, j, 1)],
+                                     &cur[AT(m, bruss_reflect(k - 1, m), j, 0)],
+                                     &cur[AT(m, bruss_reflect(k + 1, m), j, 0)],
+                                     &cur[AT(m, k, bruss_reflect(j - 1, m), 0)],
+                                     &cur[AT(m, k, bruss_reflect(j + 1, m), 0)],
+                                     &next[AT(m, k, j, 0)], &next[AT(m, k, j, 1)]);
             double *swap = cur;
             cur = next;
             next = swap;
