@@ -34,29 +34,6 @@ void gr_lab_init(gr_lab_result *r, const char *lab, double max)
     r->graded_at = gr_xstrdup(now);
 }
 
-void gr_lab_free(gr_lab_result *r)
-{
-    for (int i = 0; i < r->nchecks; i++) {
-        gr_check *c = &r->checks[i];
-        free(c->stage);
-        free(c->name);
-        free(c->status);
-        free(c->reason);
-        free(c->detail);
-    }
-    free(r->checks);
-    free(r->lab);
-    free(r->outcome);
-    free(r->summary);
-    free(r->key);
-    free(r->files_md5);
-    free(r->graded_at);
-    free(r->gpu);
-    free(r->seed);
-    gr_perf_clear(&r->perf);
-    memset(r, 0, sizeof *r);
-}
-
 void gr_lab_drop_checks(gr_lab_result *r, int keep)
 {
     for (int i = keep; i < r->nchecks; i++) {
@@ -79,6 +56,22 @@ void gr_perf_clear(gr_perf *p)
     free(p->student_ms);
     free(p->solution_ms);
     memset(p, 0, sizeof *p);
+}
+
+void gr_lab_free(gr_lab_result *r)
+{
+    gr_lab_drop_checks(r, 0);
+    free(r->checks);
+    free(r->lab);
+    free(r->outcome);
+    free(r->summary);
+    free(r->key);
+    free(r->files_md5);
+    free(r->graded_at);
+    free(r->gpu);
+    free(r->seed);
+    gr_perf_clear(&r->perf);
+    memset(r, 0, sizeof *r);
 }
 
 gr_check *gr_lab_add(gr_lab_result *r, const char *stage, const char *name, const char *status,

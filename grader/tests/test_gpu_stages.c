@@ -672,13 +672,10 @@ Test(gpu_stages, a_call_past_the_relative_limit_fails_the_performance_datasets_c
     free(lock);
 }
 
-Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_until_accepted)
+/* A solution a second slower per run, and a device that copies 1 MB/s (the stand-in
+   driver's copy_GBps): in the stand-in @p kit, the honest student breaks both plausible rules. */
+static void break_the_plausible_rules(const char *kit)
 {
-    static const char *const names[] = {"good", NULL};
-    char *subs;
-    char *kit = make_kit(&subs, names);
-    /* A solution a second slower per run, and a device that copies 1 MB/s (the stand-in
-       driver's copy_GBps): the honest student breaks both rules. */
     char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
     char *slow = NULL;
     for (size_t i = 0; i < sizeof students / sizeof students[0]; i++)
@@ -688,6 +685,17 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     write_text(sol, slow);
     edit_rubric(kit, "    rounds", "    plausible bytes-per-cell-step 24 margin 2 factor 3\n"
                                  "    rounds");
+    free(sol);
+    free(slow);
+    free(tmpl);
+}
+
+Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_until_accepted)
+{
+    static const char *const names[] = {"good", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    break_the_plausible_rules(kit);
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir);
     const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed", "5",
@@ -730,9 +738,6 @@ Test(gpu_stages, a_timing_faster_than_the_plausible_rules_allow_is_not_scored_un
     gr_json_free(j);
     free(text);
     free(console);
-    free(sol);
-    free(slow);
-    free(tmpl);
     free(kit);
     free(subs);
     free(out);
@@ -1394,17 +1399,8 @@ Test(gpu_stages, a_flagged_timing_beside_other_gpus_is_taken_again_with_the_mach
     static const char *const names[] = {"good", NULL};
     char *subs;
     char *kit = make_kit(&subs, names);
-    /* As above: the honest student breaks the plausible rules (a slow solution, 1 MB/s). */
-    char *tmpl = kit_file("grader/tests/fakekit/student.c.in");
-    char *slow = NULL;
-    for (size_t i = 0; i < sizeof students / sizeof students[0]; i++)
-        if (strcmp(students[i].name, "slow") == 0)
-            slow = gr_replace_all(tmpl, "@MISBEHAVE@", students[i].code);
-    char *sol = gr_strf("%s/solutions/01-fake/kernels.c", kit);
-    write_text(sol, slow);
+    break_the_plausible_rules(kit);
     edit_rubric(kit, "rounds          3 extra 2", "rounds          2 extra 0");
-    edit_rubric(kit, "    rounds", "    plausible bytes-per-cell-step 24 margin 2 factor 3\n"
-                                 "    rounds");
     char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
     char *lock = gr_strf("%s/gpu.lock", dir), *host = gr_strf("%s.host", lock);
     /* Another grader's GPU stage holds the host lock shared: the second measurement waits
@@ -1454,9 +1450,6 @@ Test(gpu_stages, a_flagged_timing_beside_other_gpus_is_taken_again_with_the_mach
     free(text);
     free(commands);
     free(console);
-    free(sol);
-    free(slow);
-    free(tmpl);
     free(kit);
     free(subs);
     free(out);
