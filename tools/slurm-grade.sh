@@ -100,18 +100,12 @@ task() {
         "$gpu" >"$tmp/slurm.md"
     local only=(--only "$name")
     [ "$subs" != self ] || only=()
-    # The GPU Slurm gave, as one of the node's GPUs (--gpus INDEX): its own lock, so that
-    # tasks on the node's other GPUs run beside it, its UUID in the report, and the host
-    # lock that lets a flagged timing be taken again with the node to itself.
-    local on_gpu=()
-    if [[ "${CUDA_VISIBLE_DEVICES:-}" =~ ^[0-9]+$ ]] && command -v nvidia-smi >/dev/null; then
-        local gpu_index
-        gpu_index=$(nvidia-smi --query-gpu=index --format=csv,noheader \
-            -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null) && [[ "$gpu_index" =~ ^[0-9]+$ ]] &&
-            on_gpu=(--gpus "$gpu_index")
-    fi
+    # The GPU Slurm gave, as that GPU of the node: its own lock, so that tasks on the node's
+    # other GPUs run beside it, its UUID in the report, and the host lock that lets a flagged
+    # timing be taken again with the node to itself.
+    slurm_node_gpu
     local status=0
-    "$grader" "${grader_args[@]}" "${only[@]}" "${on_gpu[@]}" --out "$tmp" "${seed_args[@]}" ||
+    "$grader" "${grader_args[@]}" "${only[@]}" "${node_gpu_args[@]}" --out "$tmp" "${seed_args[@]}" ||
         status=$?
     # 4: graded, the GPU stages not run (no GPU on the node): the merge says so for the class.
     if [ "$status" -ne 0 ] && [ "$status" -ne 4 ]; then

@@ -5,6 +5,7 @@
 #
 #   tools/slurm-local.sh start DIR   start it (as root); prints `export SLURM_CONF=DIR/slurm.conf`
 #   tools/slurm-local.sh stop DIR    stop what `start DIR` started
+#   tools/slurm-local.sh config DIR  only write the configuration `start DIR` would use
 #
 # Needs Debian's slurmctld, slurmd, slurm-client and munge. Every wait is bounded. The
 # machine's GPUs (/dev/nvidiaN) become the node's GRES `gpu` (LK_SLURM_GPUS=N: that many;
@@ -12,7 +13,7 @@
 # than /.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|config DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 action=$1
 dir=$2
@@ -49,30 +50,15 @@ wait_for() {
     return 1
 }
 
-start() {
-    for prog in munged slurmctld slurmd sinfo; do
-        command -v "$prog" >/dev/null || [ -x "/usr/sbin/$prog" ] ||
-            fail "$prog not found: install Debian's slurmctld, slurmd, slurm-client and munge"
-    done
-    [ "$(id -u)" -eq 0 ] || fail "start the local cluster as root (its daemons run as root)"
-    mkdir -p "$dir"/state "$dir"/spool "$dir"/munge
-    dir=$(cd "$dir" && pwd)
-    chmod 0700 "$dir/munge"
-    # A key of this cluster only: nothing outside DIR can talk to it.
-    [ -s "$dir/munge/munge.key" ] || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 \
-        count=1 status=none
-    chmod 0400 "$dir/munge/munge.key"
+# DIR/slurm.conf (and gres.conf with GPUs) for this machine as one node on loopback; sets
+# $name, the node's name.
+write_config() {
     PATH=$PATH:/usr/sbin
-    # --force: munged wants every folder above its socket open to all users; this cluster's
-    # clients are root (its tests), and DIR may be a private temporary folder.
-    munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
-        --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
-        --seed-file="$dir/munge/munge.seed" --force ||
-        fail "munged did not start: see $dir/munged.log"
     # The node as slurmd sees this machine (CPUs, sockets, memory), on loopback.
     local node
     node=$(timeout 20 slurmd -C | head -n 1) || fail "slurmd -C could not describe this machine"
-    local name=${node#NodeName=}
+    # Global: start() names the node to slurmd.
+    name=${node#NodeName=}
     name=${name%% *}
     local gpus=${LK_SLURM_GPUS:-$(compgen -G '/dev/nvidia[0-9]*' | wc -l)} gres=
     [[ "$gpus" =~ ^[0-9]+$ ]] || fail "LK_SLURM_GPUS=$gpus: give a number of GPUs"
@@ -113,6 +99,29 @@ $gres
 $node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+}
+
+start() {
+    for prog in munged slurmctld slurmd sinfo; do
+        command -v "$prog" >/dev/null || [ -x "/usr/sbin/$prog" ] ||
+            fail "$prog not found: install Debian's slurmctld, slurmd, slurm-client and munge"
+    done
+    [ "$(id -u)" -eq 0 ] || fail "start the local cluster as root (its daemons run as root)"
+    mkdir -p "$dir"/state "$dir"/spool "$dir"/munge
+    dir=$(cd "$dir" && pwd)
+    chmod 0700 "$dir/munge"
+    # A key of this cluster only: nothing outside DIR can talk to it.
+    [ -s "$dir/munge/munge.key" ] || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 \
+        count=1 status=none
+    chmod 0400 "$dir/munge/munge.key"
+    PATH=$PATH:/usr/sbin
+    # --force: munged wants every folder above its socket open to all users; this cluster's
+    # clients are root (its tests), and DIR may be a private temporary folder.
+    munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
+        --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
+        --seed-file="$dir/munge/munge.seed" --force ||
+        fail "munged did not start: see $dir/munged.log"
+    write_config
     export SLURM_CONF=$dir/slurm.conf
     slurmctld -i || fail "slurmctld did not start: see $dir/slurmctld.log"
     wait_for 20 scontrol ping || fail "slurmctld does not answer after 20 s: see $dir/slurmctld.log"
@@ -124,6 +133,7 @@ EOF
 
 case $action in
 start) start ;;
+config) mkdir -p "$dir" && dir=$(cd "$dir" && pwd) && write_config ;;
 stop) stop ;;
 *) usage ;;
 esac

@@ -5,7 +5,8 @@
 # ways); an array task cancelled midway leaves its student pending, and the re-run submits
 # that one index only and completes the gradebook; a re-run with nothing changed submits
 # nothing. A lab folder's `make check SLURM=1` runs through srun with the output of a local
-# `make check`. Skipped (status 0, with the reason) without Debian's slurmctld, slurmd,
+# `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
+# the `--gpus INDEX` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi). Skipped (status 0, with the reason) without Debian's slurmctld, slurmd,
 # slurm-client and munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
 # usage: test-slurm.sh
 set -euo pipefail
@@ -31,6 +32,35 @@ if [ ! -d "$top/grader/examples" ]; then
     echo "test-slurm.sh: skipped: no grader/examples (a student distribution) to grade"
     exit 0
 fi
+
+echo "a node's GPUs as GRES, and the task's GPU as that GPU of the node:"
+LK_SLURM_GPUS=2 "$here/slurm-local.sh" config "$work/conf2" >/dev/null
+check "2 GPUs: slurm.conf declares the GRES type" grep -qx 'GresTypes=gpu' "$work/conf2/slurm.conf"
+check "... and the node has gpu:2" grep -q '^NodeName=.* Gres=gpu:2 ' "$work/conf2/slurm.conf"
+check "... gres.conf names /dev/nvidia0 and 1" \
+    grep -q '^NodeName=.* Name=gpu File=/dev/nvidia\[0-1\]$' "$work/conf2/gres.conf"
+LK_SLURM_GPUS=0 "$here/slurm-local.sh" config "$work/conf0" >/dev/null
+check "no GPUs: no GRES" bash -c "! grep -q Gres '$work/conf0/slurm.conf' && [ ! -e '$work/conf0/gres.conf' ]"
+status=0
+LK_SLURM_GPUS=two "$here/slurm-local.sh" config "$work/conf3" 2>"$work/conf3.err" || status=$?
+check "a GPU count that is not a number is refused" test "$status" -ne 0
+check "... saying what to give" grep -q 'LK_SLURM_GPUS=two: give a number of GPUs' "$work/conf3.err"
+# A stand-in nvidia-smi numbering the node's GPUs: Slurm's device 0 is the node's GPU 1.
+mkdir -p "$work/fakebin"
+cat >"$work/fakebin/nvidia-smi" <<'SMI'
+#!/bin/sh
+[ "$3" = "-i" ] && [ "$4" = 0 ] && { echo 1; exit 0; }
+exit 6
+SMI
+chmod +x "$work/fakebin/nvidia-smi"
+node_gpu() { # node_gpu CUDA_VISIBLE_DEVICES: what a task passes the grader
+    PATH="$work/fakebin:$PATH" CUDA_VISIBLE_DEVICES=$1 bash -c \
+        'slurm_who=test; . "$0"; slurm_node_gpu; echo "${node_gpu_args[*]}"' "$here/slurm-lib.sh"
+}
+check "a task on Slurm's GPU 0 grades as the node's GPU 1 (--gpus 1)" test "$(node_gpu 0)" = "--gpus 1"
+check "... on a GPU nvidia-smi does not know, as without --gpus" test -z "$(node_gpu 3)"
+check "... on two GPUs, as without --gpus" test -z "$(node_gpu 0,1)"
+check "... without a GPU, as without --gpus" test -z "$(node_gpu '')"
 
 cluster=$work/cluster
 # Ports of their own: a cluster already on this machine keeps Slurm's defaults.
