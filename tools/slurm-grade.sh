@@ -102,8 +102,10 @@ task() {
     [ "$subs" != self ] || only=()
     # The GPU Slurm gave, as that GPU of the node: its own lock, so that tasks on the node's
     # other GPUs run beside it, its UUID in the report, and the host lock that lets a flagged
-    # timing be taken again with the node to itself.
+    # timing be taken again with the node to itself. On a known GPU the task takes up the
+    # session work (solution builds, trusted timings) the task before it there left.
     slurm_node_gpu
+    [ "${#node_gpu_args[@]}" -eq 0 ] || node_gpu_args+=(--session-state "$out/work/state")
     local status=0
     "$grader" "${grader_args[@]}" "${only[@]}" "${node_gpu_args[@]}" --out "$tmp" "${seed_args[@]}" ||
         status=$?

@@ -18,6 +18,7 @@
 
 #include "course.h"
 #include "export.h"
+#include "state.h"
 #include "report.h"
 #include "sandbox.h"
 #include "util.h"
@@ -136,9 +137,6 @@ static double now_s(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* In a GPU worker (--gpus), what starts each of its lines: the workers share the console. */
-static char console_prefix[64] = "";
-
 /* @p seconds: the lab's wall time on the grader's path (waiting for its build included). */
 static void print_lab(const gr_lab_result *r, int width, double seconds)
 {
@@ -149,7 +147,7 @@ static void print_lab(const gr_lab_result *r, int width, double seconds)
         snprintf(score, sizeof score, "-/%g", r->max);
     if (!r->reused && seconds >= 0.05)
         snprintf(took, sizeof took, " [%.1f s]", seconds);
-    printf("%s    %-*s %-13s %-11s %s%s%s\n", console_prefix, width, r->lab, r->outcome, score,
+    printf("%s    %-*s %-13s %-11s %s%s%s\n", gr_console_prefix, width, r->lab, r->outcome, score,
            r->summary, r->reused ? " [unchanged: reused]" : "", took);
 }
 
@@ -179,7 +177,7 @@ static void format_duration(double s, char *buf, size_t size)
 static void print_progress(int i, int n, const char *name, double elapsed, int graded_labs,
                            int labs_left)
 {
-    printf("%s[%d/%d] %s", console_prefix, i + 1, n, name);
+    printf("%s[%d/%d] %s", gr_console_prefix, i + 1, n, name);
     if (graded_labs > 0) {
         char so_far[32], left[32];
         format_duration(elapsed, so_far, sizeof so_far);
@@ -605,7 +603,7 @@ static void take_cpu_share(gr_session *s, const gr_options *o, int w, int nw, in
         char cpus[256];
         cpu_list(&mine, cpus, sizeof cpus);
         printf("%sCPUs %s: correctness runs side by side %d, build jobs ahead %d\n",
-               console_prefix, cpus, s->runs, *ahead);
+               gr_console_prefix, cpus, s->runs, *ahead);
     }
 }
 
@@ -624,7 +622,7 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
     free(s->gpu_lock);
     s->gpu_lock = lock;
     s->gpu_label = gr_strf("%s (%s)", g->name, g->uuid);
-    snprintf(console_prefix, sizeof console_prefix, "gpu%d ", g->index);
+    snprintf(gr_console_prefix, sizeof gr_console_prefix, "gpu%d ", g->index);
     take_cpu_share(s, o, w, nw, &ahead);
     for (int l = 0; l < s->nlabs; l++) {
         free(s->labs[l].kit_work);
@@ -639,6 +637,14 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
         if (!s->env.gpu_ok) {
             fprintf(stderr, "labkit-grade: GPU %d (%s): %s: no student graded on it\n",
                     g->index, g->uuid, s->env.gpu_reason);
+            return;
+        }
+    }
+    if (s->state_dir) {
+        lk_error err;
+        if (gr_state_open(s, g->uuid, &err) != 0) {
+            fprintf(stderr, "labkit-grade: GPU %d (%s): %s: no student graded on it\n",
+                    g->index, g->uuid, err.msg);
             return;
         }
     }

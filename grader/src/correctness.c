@@ -174,8 +174,6 @@ int gr_ensure_solution(gr_session *s, gr_lab_ctx *lc, lk_error *err)
     return 0;
 }
 
-/* The serial reference's output for a dataset, cached in OUT/cache by dataset, steps and
-   kit version. 1 ready, 0 the reference failed (@p problem), -1 grader error. */
 /* Move @p name out of a trusted run's box to @p to (same file system). */
 static int rename_in_box(const gr_driver_run *dr, const char *name, const char *to)
 {
@@ -195,7 +193,10 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
     free(keytext);
     if (rc != 0)
         return -1;
-    char *dir = gr_strf("%s/cache/reference/%s", s->out, lab->name);
+    /* With --session-state the cache serves every session on any GPU: the outputs are the
+       serial reference's, the same bits everywhere. */
+    char *dir = s->state_dir ? gr_strf("%s/reference/%s", s->state_dir, lab->name)
+                             : gr_strf("%s/cache/reference/%s", s->out, lab->name);
     char *json_path = gr_strf("%s/%s.json", dir, key);
     ref->bin = gr_strf("%s/%s.bin", dir, key);
     rc = -1;

@@ -96,6 +96,9 @@ typedef struct gr_session {
     unsigned run_id;       /**< ...the current student's runs as this user (0: nobody). */
     int accept_implausible; /**< --accept-implausible: score implausible timings anyway. */
     char *gpu_lock;        /**< Machine-wide GPU lock file (a worker's: its GPU's). */
+    char *state_dir;       /**< --session-state: where each GPU's per-lab session work is
+                                kept for the next session (NULL: OUT/work/kit, this one). */
+    int state_lock;        /**< The lock of this session's GPU's state there (-1: none). */
     char *host_lock;       /**< In a GPU worker: the machine's host lock (GPU lock path
                                 + ".host"), shared while it runs GPU stages, exclusive while
                                 it times a student again alone (NULL: no --gpus). */

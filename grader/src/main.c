@@ -69,6 +69,10 @@ static void usage(FILE *f)
           "  --gpus all|N|LIST       grade on several GPUs of this machine, a worker each\n"
           "                          taking the next student (all; the first N; indices as\n"
           "                          nvidia-smi numbers them, e.g. 0,2); default: one GPU\n"
+          "  --session-state DIR     keep each lab's session work (solution build, trusted\n"
+          "                          timings, the solution's outputs) in DIR per GPU, and take\n"
+          "                          it up in the next session with the same kit, seed, host\n"
+          "                          and GPU (what a Slurm array task of one student uses)\n"
           "  --gpu-lock FILE         lock serialising GPU work across graders and make bench\n"
           "                          (default: " GR_GPU_LOCK ")\n"
           "  --lock-timeout S        wait at most S seconds for that lock (default 21600; 0: no\n"
@@ -147,7 +151,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
            O_NOGPU, O_LOCK, O_LOCK_TIMEOUT, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS,
            O_RUNS, O_EXPORT, O_ROSTER, O_STATIC, O_OBJECTS, O_REGRADE,
-           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE, O_GPUS };
+           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE, O_GPUS, O_STATE };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -173,6 +177,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
         {"merge", required_argument, 0, O_MERGE},
         {"seed-file", required_argument, 0, O_SEED_FILE},
         {"gpus", required_argument, 0, O_GPUS},
+        {"session-state", required_argument, 0, O_STATE},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -255,6 +260,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
             }
             o->gpus = optarg;
             break;
+        case O_STATE: o->session_state = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case ':':

@@ -10,6 +10,7 @@
 #include "driver.h"
 #include "fanout.h"
 #include "stages.h"
+#include "state.h"
 
 /* The rubric's `stretch` datasets, after the scored ones: each is a check of stage
    "stretch" (pass, fail, or not-run: not attempted, as the lab's NOT_ATTEMPTED return value
@@ -381,6 +382,7 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
     char stretch[1300] = "";
     if (rc == 0 && !problem && lab->nstretch > 0)
         rc = stretch_checks(s, lc, refdrv, work, driver, hung, r, stretch, sizeof stretch, err);
+    gr_state_save(s, lc);
     gr_gpu_unlock(host);
     gr_gpu_unlock(lock);
     if (rc != 0) {

@@ -423,6 +423,7 @@ int gr_open_for_writing(const char *path, lk_error *err)
 }
 
 int gr_command_log = -1;
+char gr_console_prefix[16] = "";
 double gr_command_log_t0;
 
 /* One line per command in the session's log: where grading time goes. A single write on an
@@ -699,7 +700,7 @@ static int take_lock(const char *path, int op, const char *what, double timeout_
         return -1;
     if (flock(fd, op | LOCK_NB) == 0)
         return fd;
-    printf("%s (%s)\n", waiting, path);
+    printf("%s%s (%s)\n", gr_console_prefix, waiting, path);
     fflush(stdout);
     /* Every wait has a deadline: poll rather than block, so that neither a holder that never
        lets go nor a signal can keep the grader here. */

@@ -84,6 +84,9 @@ typedef struct gr_outcome {
     gr_command_log_t0), its seconds, outcome, folder, command line; -1: none. The session
     opens OUT/commands.log. */
 extern int gr_command_log;
+/** What starts each line a GPU worker prints ("gpu1 "; empty outside the workers): the
+    workers share the console. */
+extern char gr_console_prefix[16];
 /** lk_wall_seconds() when the session opened the command log. */
 extern double gr_command_log_t0;
 

@@ -19,6 +19,7 @@
 
 #include "fanout.h"
 #include "sandbox.h"
+#include "state.h"
 #include "labkit/timing.h"
 #include "util.h"
 
@@ -518,6 +519,7 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
 {
     memset(s, 0, sizeof *s);
     s->out_lock = -1;
+    s->state_lock = -1;
     int rc = open_folders(s, o, err);
     if (rc != 0)
         return rc;
@@ -573,6 +575,19 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err)
        brought up to date once, before any of them. */
     if (rc == 0)
         rc = gr_refresh_lib(&s->kitinfo, err);
+    /* The session work of the labs kept for the next session: per GPU (a worker's, in
+       class.c), or "default" for the one GPU. Nothing to keep without the GPU stages. */
+    if (rc == 0 && o->session_state && s->gpu) {
+        rc = gr_mkdir_p(o->session_state, 0755, err);
+        char real[PATH_MAX];
+        if (rc == 0 && !realpath(o->session_state, real))
+            rc = lk_fail(err, "%s: %s", o->session_state, strerror(errno));
+        if (rc == 0) {
+            s->state_dir = gr_xstrdup(real);
+            if (!s->ngpus)
+                rc = gr_state_open(s, "default", err);
+        }
+    }
     return rc == 0 ? 0 : 1;
 }
 
@@ -588,8 +603,9 @@ void gr_session_close(gr_session *s)
         free(lc->baseline_error);
         free(lc->zero_error);
         for (int k = 0; k < lc->nperf_refs; k++) {
-            if (lc->perf_refs[k])
-                unlink(lc->perf_refs[k]); /* large, and only good for this session's seed */
+            /* Large, and only good for this session's seed (kept with --session-state). */
+            if (lc->perf_refs[k] && !s->state_dir)
+                unlink(lc->perf_refs[k]);
             free(lc->perf_refs[k]);
         }
         free(lc->perf_refs);
@@ -611,6 +627,8 @@ void gr_session_close(gr_session *s)
     free(s->manifest_path);
     free(s->gpu_lock);
     free(s->host_lock);
+    free(s->state_dir);
+    gr_gpu_unlock(s->state_lock);
     free(s->gpus);
     free(s->gpu_label);
     if (gr_command_log >= 0)

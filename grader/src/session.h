@@ -16,6 +16,8 @@ typedef struct gr_options {
     const char *only, *assume_gpu;
     const char *lab; /**< --lab: grade only this lab of the kit (NULL: every lab). */
     const char *gpus; /**< --gpus all|N|LIST: a worker per GPU (NULL: the one GPU, as before). */
+    const char *session_state; /**< --session-state DIR: each lab's session work kept there
+                                    per GPU for the next session (NULL: in OUT, for this one). */
     unsigned long long seed;
     int seed_given, force, junit, gradescope, no_gpu, quiet, unsandboxed, accept_implausible;
     int jobs; /**< Build jobs ahead of the GPU (--jobs; -1: half the CPUs, at most 8). */

@@ -30,8 +30,9 @@ int gr_compare_outputs(const gr_lab_rubric *lab, const char *ref_bin, const char
 int gr_ensure_solution(gr_session *s, gr_lab_ctx *lc, lk_error *err);
 
 /**
- * The serial reference's output for a dataset, cached in OUT/cache by dataset, steps and kit
- * version. 1 ready, 0 the reference failed (@p problem), -1 grader error.
+ * The serial reference's output for a dataset, cached in OUT/cache (or the --session-state
+ * folder) by dataset, steps and kit version. 1 ready, 0 the reference failed (@p problem),
+ * -1 grader error.
  */
 int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const char *flag,
                         const char *spec, int steps, gr_ref_output *ref, char *problem,

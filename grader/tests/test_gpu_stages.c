@@ -1457,3 +1457,54 @@ Test(gpu_stages, a_flagged_timing_beside_other_gpus_is_taken_again_with_the_mach
     free(lock);
     free(host);
 }
+
+/* --session-state: a one-student session (a Slurm array task) takes up the work the session
+   before it on the same GPU left (the solution's build, the trusted timings), and only for
+   the same seed. */
+Test(gpu_stages, session_state_carries_the_session_work_to_the_next_session)
+{
+    static const char *const names[] = {"good", "good-2", NULL};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    edit_rubric(kit, "rounds          3 extra 2", "rounds          2 extra 0");
+    char *state = gr_strf("%s/state", dir), *lock = gr_strf("%s/gpu.lock", dir);
+    const char *const zero[] = {"/state/default/01-fake/perf/", " --once ", " --steps 0 ", NULL};
+    const char *const serial[] = {"/state/default/01-fake/perf/", " --serial ", NULL};
+    static const struct {
+        const char *student, *seed;
+        int fresh; /* the session work done here, not taken up */
+    } runs[] = {{"good", "5", 1}, {"good-2", "5", 0}, {"good", "6", 1}};
+    for (int r = 0; r < 3; r++) {
+        char *out = gr_strf("%s/out%d", dir, r), *log = gr_strf("%s/grade%d.log", dir, r);
+        const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed",
+                              runs[r].seed, "--only", runs[r].student, "--assume-gpu",
+                              "stand-in CPU driver", "--gpu-lock", lock, "--session-state",
+                              state, NULL};
+        int status = gr_test_run_grader(args, log);
+        lk_error err;
+        char *console = gr_read_file(log, 1 << 22, NULL, &err);
+        cr_assert_eq(status, 0, "run %d: exit status %d:\n%s", r, status, console);
+        char *text;
+        gr_json *j = lab_of(out, runs[r].student, &text);
+        cr_assert_str_eq(gr_json_str(first_lab(j), "outcome"), GR_OUT_CORRECT, "%s", text);
+        char *commands = gr_strf("%s/commands.log", out);
+        cr_assert_eq(count_lines_with(commands, zero), runs[r].fresh ? GR_ZERO_CALLS : 0,
+                     "run %d (seed %s): the 0-step calls %s", r, runs[r].seed,
+                     runs[r].fresh ? "timed" : "taken up");
+        cr_assert_eq(count_lines_with(commands, serial) > 0, runs[r].fresh,
+                     "run %d: the serial reference %s", r, runs[r].fresh ? "timed" : "taken up");
+        char *saved = gr_strf("%s/default/01-fake/state.json", state);
+        cr_assert(gr_exists(saved), "run %d left its session work for the next", r);
+        free(saved);
+        gr_json_free(j);
+        free(text);
+        free(commands);
+        free(console);
+        free(out);
+        free(log);
+    }
+    free(state);
+    free(lock);
+    free(kit);
+    free(subs);
+}
