@@ -690,10 +690,8 @@ int gr_gpu_trylock(const char *path, lk_error *err)
     return fd;
 }
 
-/* flock @p op (LOCK_SH or LOCK_EX) on @p path, the @p what lock, printing @p waiting once
-   if it must wait. */
-static int take_lock(const char *path, int op, const char *what, double timeout_s,
-                     const char *waiting, lk_error *err)
+int gr_take_lock(const char *path, int op, const char *what, double timeout_s,
+                 const char *waiting, lk_error *err)
 {
     int fd = open_lock(path, err);
     if (fd < 0)
@@ -723,14 +721,14 @@ static int take_lock(const char *path, int op, const char *what, double timeout_
 
 int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
 {
-    return take_lock(path, LOCK_EX, "GPU", timeout_s,
+    return gr_take_lock(path, LOCK_EX, "GPU", timeout_s,
                      "waiting for the GPU lock: another grader run or make bench is using the "
                      "GPU", err);
 }
 
 int gr_host_lock(const char *path, int alone, double timeout_s, lk_error *err)
 {
-    return take_lock(path, alone ? LOCK_EX : LOCK_SH, "host", timeout_s,
+    return gr_take_lock(path, alone ? LOCK_EX : LOCK_SH, "host", timeout_s,
                      alone ? "timing again with the machine to itself: waiting for the other "
                              "GPUs' graders to end their GPU stage"
                            : "waiting while another GPU's grader times with the machine to "

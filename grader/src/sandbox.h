@@ -122,6 +122,14 @@ void gr_sandbox_ids(const gr_limits *lim, uid_t *uid, gid_t *gid);
 long gr_count_tasks(uid_t uid);
 
 /**
+ * flock @p op (LOCK_SH or LOCK_EX) on @p path (created if needed, mode 0666), the @p what
+ * lock of the messages, printing @p waiting once if it must wait, at most @p timeout_s
+ * seconds (0: no deadline). Returns the descriptor holding it, or -1 with @p err.
+ */
+int gr_take_lock(const char *path, int op, const char *what, double timeout_s,
+                 const char *waiting, lk_error *err);
+
+/**
  * Take the machine-wide GPU lock at @p path (created if needed, mode 0666), waiting for
  * other graders at most @p timeout_s seconds (0: no deadline); prints one line while
  * waiting. Returns the descriptor holding the lock, or -1 with @p err (the deadline passed,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -110,7 +111,10 @@ int gr_state_open(gr_session *s, const char *key, lk_error *err)
     int rc = gr_mkdir_p(dir, 0755, err);
     /* One session at a time works in a GPU's state: a second waits, as for the GPU. */
     char *lock = gr_strf("%s/lock", dir);
-    if (rc == 0 && (s->state_lock = gr_gpu_lock(lock, s->lock_timeout_s, err)) < 0)
+    if (rc == 0 && (s->state_lock = gr_take_lock(lock, LOCK_EX, "session state",
+                                                  s->lock_timeout_s,
+                                                  "waiting for another grader session using "
+                                                  "this GPU's session state", err)) < 0)
         rc = -1;
     free(lock);
     for (int l = 0; rc == 0 && l < s->nlabs; l++) {
