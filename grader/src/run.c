@@ -309,6 +309,36 @@ static int time_again_alone(gr_session *s, gr_lab_ctx *lc, const char *refdrv, c
     return rc;
 }
 
+/* The lab's points and outcome from its checks: @p passed of @p total datasets (@p unchecked
+   left out), the first failure, a run too slow for the time limit, the stretch's line. */
+static void decide(gr_lab_result *r, const gr_lab_rubric *lab, int passed, int total,
+                   int too_slow, int unchecked, const char *first_fail, const char *stretch)
+{
+    r->correctness = gr_correctness_points(passed, total, lab->points_correct, lab->credit_all);
+    r->performance = r->perf.measured ? r->perf.score.points : 0.0;
+    r->score = r->correctness + r->performance;
+    r->decided = 1;
+    if (passed == total && r->perf.measured) {
+        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d datasets; %s", total,
+                       r->perf.score.reason);
+    } else if (passed == total && too_slow) {
+        char slow[256];
+        gr_too_slow_reason(lab, slow, sizeof slow);
+        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d %sdatasets%s; %s", total,
+                       unchecked ? "checked " : "",
+                       unchecked ? " (the performance dataset's output was not checked: too "
+                                   "slow)" : "", slow);
+    } else {
+        gr_lab_outcome(r, GR_OUT_INCORRECT, "incorrect: %d of %d datasets failed; first: %s",
+                       total - passed, total, first_fail[0] ? first_fail : "see the checks");
+    }
+    if (stretch[0]) { /* reported, not scored */
+        char *line = gr_strf("%s; %s", r->summary, stretch);
+        free(r->summary);
+        r->summary = line;
+    }
+}
+
 int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *driver,
                   gr_lab_result *r, lk_error *err)
 {
@@ -394,28 +424,6 @@ int gr_gpu_stages(gr_session *s, gr_lab_ctx *lc, const char *work, const char *d
         free(problem);
         return 0;
     }
-    r->correctness = gr_correctness_points(passed, total, lab->points_correct, lab->credit_all);
-    r->performance = r->perf.measured ? r->perf.score.points : 0.0;
-    r->score = r->correctness + r->performance;
-    r->decided = 1;
-    if (passed == total && r->perf.measured) {
-        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d datasets; %s", total,
-                       r->perf.score.reason);
-    } else if (passed == total && too_slow) {
-        char slow[256];
-        gr_too_slow_reason(lab, slow, sizeof slow);
-        gr_lab_outcome(r, GR_OUT_CORRECT, "correct on all %d %sdatasets%s; %s", total,
-                       unchecked ? "checked " : "",
-                       unchecked ? " (the performance dataset's output was not checked: too "
-                                   "slow)" : "", slow);
-    } else {
-        gr_lab_outcome(r, GR_OUT_INCORRECT, "incorrect: %d of %d datasets failed; first: %s",
-                       total - passed, total, first_fail[0] ? first_fail : "see the checks");
-    }
-    if (stretch[0]) { /* reported, not scored */
-        char *line = gr_strf("%s; %s", r->summary, stretch);
-        free(r->summary);
-        r->summary = line;
-    }
+    decide(r, lab, passed, total, too_slow, unchecked, first_fail, stretch);
     return 0;
 }
