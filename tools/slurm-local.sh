@@ -17,6 +17,8 @@ usage() { echo "usage: $0 start|stop|config DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 action=$1
 dir=$2
+# Debian installs the daemons in /usr/sbin, which a non-login root shell may not search.
+PATH=$PATH:/usr/sbin
 
 fail() { echo "slurm-local.sh: $*" >&2; exit 1; }
 
@@ -53,7 +55,6 @@ wait_for() {
 # DIR/slurm.conf (and gres.conf with GPUs) for this machine as one node on loopback; sets
 # $name, the node's name.
 write_config() {
-    PATH=$PATH:/usr/sbin
     # The node as slurmd sees this machine (CPUs, sockets, memory), on loopback.
     local node
     node=$(timeout 20 slurmd -C | head -n 1) || fail "slurmd -C could not describe this machine"
@@ -103,7 +104,7 @@ EOF
 
 start() {
     for prog in munged slurmctld slurmd sinfo; do
-        command -v "$prog" >/dev/null || [ -x "/usr/sbin/$prog" ] ||
+        command -v "$prog" >/dev/null ||
             fail "$prog not found: install Debian's slurmctld, slurmd, slurm-client and munge"
     done
     [ "$(id -u)" -eq 0 ] || fail "start the local cluster as root (its daemons run as root)"
@@ -114,7 +115,6 @@ start() {
     [ -s "$dir/munge/munge.key" ] || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 \
         count=1 status=none
     chmod 0400 "$dir/munge/munge.key"
-    PATH=$PATH:/usr/sbin
     # --force: munged wants every folder above its socket open to all users; this cluster's
     # clients are root (its tests), and DIR may be a private temporary folder.
     munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
