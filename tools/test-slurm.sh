@@ -39,6 +39,8 @@ check "2 GPUs: slurm.conf declares the GRES type" grep -qx 'GresTypes=gpu' "$wor
 check "... and the node has gpu:2" grep -q '^NodeName=.* Gres=gpu:2 ' "$work/conf2/slurm.conf"
 check "... gres.conf names /dev/nvidia0 and 1" \
     grep -q '^NodeName=.* Name=gpu File=/dev/nvidia\[0-1\]$' "$work/conf2/gres.conf"
+check "... and slurmd may set up its cgroups without systemd's D-Bus (a container)" \
+    grep -qx 'IgnoreSystemdOnFailure=yes' "$work/conf2/cgroup.conf"
 LK_SLURM_GPUS=0 "$here/slurm-local.sh" config "$work/conf0" >/dev/null
 check "no GPUs: no GRES" bash -c "! grep -q Gres '$work/conf0/slurm.conf' && [ ! -e '$work/conf0/gres.conf' ]"
 status=0
