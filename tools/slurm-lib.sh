@@ -17,18 +17,19 @@ slurm_options() {
     unset SLURM_PARTITION SLURM_GRES SLURM_GPUS_PER_TASK SLURM_TIME SLURM_ACCOUNT
 }
 
-# slurm_node_gpu: the array node_gpu_args, `--gpus INDEX` for the one GPU that Slurm gave the
-# task (CUDA_VISIBLE_DEVICES, a single number), as nvidia-smi numbers it on the node: the
-# grader then takes that GPU's own lock and names its UUID. Empty otherwise (no GPU, several,
-# or no nvidia-smi): the grader grades as without --gpus.
+# slurm_node_gpu: the array node_gpu_args, `--gpus UUID` for the one GPU that Slurm gave the
+# task (CUDA_VISIBLE_DEVICES, a single number, as nvidia-smi on the node numbers it): the
+# grader then takes that GPU's own lock, pins its runs to it and names it in the report. A
+# UUID, not the index: `--gpus 1` is a count (the first GPU). Empty otherwise (no GPU,
+# several, or no nvidia-smi): the grader grades as without --gpus.
 slurm_node_gpu() {
     node_gpu_args=()
     [[ "${CUDA_VISIBLE_DEVICES:-}" =~ ^[0-9]+$ ]] && command -v nvidia-smi >/dev/null || return 0
-    local index
-    index=$(nvidia-smi --query-gpu=index --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" \
+    local uuid
+    uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" \
         2>/dev/null) || return 0
     # shellcheck disable=SC2034  # the sourcing script's
-    [[ "$index" =~ ^[0-9]+$ ]] && node_gpu_args=(--gpus "$index")
+    [[ "$uuid" =~ ^GPU-[0-9a-fA-F-]+$ ]] && node_gpu_args=(--gpus "$uuid")
     return 0
 }
 

@@ -6,8 +6,9 @@
 # that one index only and completes the gradebook; a re-run with nothing changed submits
 # nothing. A lab folder's `make check SLURM=1` runs through srun with the output of a local
 # `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
-# the `--gpus INDEX` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi). Skipped (status 0, with the reason) without Debian's slurmctld, slurmd,
-# slurm-client and munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
+# the `--gpus UUID` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi).
+# Skipped (status 0, with the reason) without Debian's slurmctld, slurmd, slurm-client and
+# munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
 # usage: test-slurm.sh
 set -euo pipefail
 # shellcheck source=tools/testlib.sh
@@ -47,19 +48,21 @@ status=0
 LK_SLURM_GPUS=two "$here/slurm-local.sh" config "$work/conf3" 2>"$work/conf3.err" || status=$?
 check "a GPU count that is not a number is refused" test "$status" -ne 0
 check "... saying what to give" grep -q 'LK_SLURM_GPUS=two: give a number of GPUs' "$work/conf3.err"
-# A stand-in nvidia-smi numbering the node's GPUs: Slurm's device 0 is the node's GPU 1.
+# A stand-in nvidia-smi for a node of two GPUs, answering `--query-gpu=uuid ... -i N`.
 mkdir -p "$work/fakebin"
 cat >"$work/fakebin/nvidia-smi" <<'SMI'
 #!/bin/sh
-[ "$3" = "-i" ] && [ "$4" = 0 ] && { echo 1; exit 0; }
-exit 6
+[ "$1" = "--query-gpu=uuid" ] && [ "$3" = "-i" ] || exit 2
+case "$4" in 0) echo GPU-aaaa-0000 ;; 1) echo GPU-bbbb-1111 ;; *) exit 6 ;; esac
 SMI
 chmod +x "$work/fakebin/nvidia-smi"
 node_gpu() { # node_gpu CUDA_VISIBLE_DEVICES: what a task passes the grader
     PATH="$work/fakebin:$PATH" CUDA_VISIBLE_DEVICES=$1 bash -c \
         'slurm_who=test; . "$0"; slurm_node_gpu; echo "${node_gpu_args[*]}"' "$here/slurm-lib.sh"
 }
-check "a task on Slurm's GPU 0 grades as the node's GPU 1 (--gpus 1)" test "$(node_gpu 0)" = "--gpus 1"
+check "a task on Slurm's GPU 1 grades on that GPU, named by its UUID (--gpus 1 is a count)" \
+    test "$(node_gpu 1)" = "--gpus GPU-bbbb-1111"
+check "... and on GPU 0, on GPU 0" test "$(node_gpu 0)" = "--gpus GPU-aaaa-0000"
 check "... on a GPU nvidia-smi does not know, as without --gpus" test -z "$(node_gpu 3)"
 check "... on two GPUs, as without --gpus" test -z "$(node_gpu 0,1)"
 check "... without a GPU, as without --gpus" test -z "$(node_gpu '')"

@@ -3,9 +3,11 @@
 #include "gpus.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 
 #include "util.h"
@@ -59,24 +61,36 @@ int gr_list_gpus(gr_gpu **out, int *n, lk_error *err)
     return 0;
 }
 
+/* One GPU of a LIST: an index as nvidia-smi numbers it (at most 4 digits) or a UUID
+   (GPU-...), which names a GPU whatever the enumeration (a Slurm task's GPU). */
+static bool gpu_token_ok(const char *t, size_t len)
+{
+    if (len >= 5 && strncmp(t, "GPU-", 4) == 0 && len < sizeof(((gr_gpu *)0)->uuid))
+        return strspn(t + 4, "0123456789abcdefABCDEF-") == len - 4;
+    return len >= 1 && len <= 4 && strspn(t, "0123456789") == len;
+}
+
+/* A count N: digits alone, no comma. */
+static bool gpu_spec_is_count(const char *spec)
+{
+    return spec[0] && strspn(spec, "0123456789") == strlen(spec);
+}
+
 int gr_gpus_spec_check(const char *spec, lk_error *err)
 {
     if (strcmp(spec, "all") == 0)
         return 0;
-    int digits = 0;
-    for (const char *c = spec; *c; c++) {
-        if (isdigit((unsigned char)*c))
-            digits++;
-        else if (*c != ',' || digits == 0 || c[1] == '\0')
-            return lk_fail(err, "--gpus %s: not a GPU choice: give all, a count N (the first "
-                                "N GPUs) or indices as nvidia-smi numbers them (0,2)", spec);
-        else
-            digits = 0;
+    bool ok = spec[0] != '\0';
+    for (const char *t = spec; ok; t += strcspn(t, ",") + 1) {
+        ok = gpu_token_ok(t, strcspn(t, ","));
+        if (!t[strcspn(t, ",")])
+            break;
     }
-    if (digits == 0 || digits > 4)
+    if (!ok)
         return lk_fail(err, "--gpus %s: not a GPU choice: give all, a count N (the first N "
-                            "GPUs) or indices as nvidia-smi numbers them (0,2)", spec);
-    if (!strchr(spec, ',') && atoi(spec) == 0)
+                            "GPUs), or indices as nvidia-smi numbers them or UUIDs (0,2 or "
+                            "GPU-...)", spec);
+    if (gpu_spec_is_count(spec) && atoi(spec) == 0)
         return lk_fail(err, "--gpus %s: a count of GPUs is at least 1 (the first N): give 1 for "
                             "GPU 0 alone, all, or indices such as 0,2", spec);
     return 0;
@@ -103,7 +117,7 @@ int gr_pick_gpus(const char *spec, const gr_gpu *all, int n, gr_gpu **out, int *
     if (strcmp(spec, "all") == 0) {
         memcpy(pick, all, n * sizeof *pick);
         k = n;
-    } else if (!strchr(spec, ',')) {
+    } else if (gpu_spec_is_count(spec)) {
         int want = atoi(spec);
         if (want > n) {
             char *has = gpu_names(all, n);
@@ -116,17 +130,19 @@ int gr_pick_gpus(const char *spec, const gr_gpu *all, int n, gr_gpu **out, int *
     } else {
         char *copy = gr_xstrdup(spec), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
-            int index = atoi(t), found = -1;
+            bool by_uuid = strncmp(t, "GPU-", 4) == 0;
+            int found = -1;
             for (int i = 0; i < n; i++)
-                found = all[i].index == index ? i : found;
-            for (int i = 0; i < k; i++)
-                if (pick[i].index == index)
-                    rc = lk_fail(err, "--gpus %s: GPU %d is named twice: name each GPU once",
-                                 spec, index);
+                if (by_uuid ? strcasecmp(all[i].uuid, t) == 0 : all[i].index == atoi(t))
+                    found = i;
+            for (int i = 0; found >= 0 && i < k; i++)
+                if (pick[i].index == all[found].index)
+                    rc = lk_fail(err, "--gpus %s: GPU %s is named twice: name each GPU once",
+                                 spec, t);
             if (rc == 0 && found < 0) {
                 char *has = gpu_names(all, n);
-                rc = lk_fail(err, "--gpus %s: this machine has no GPU %d: it has %s", spec,
-                             index, has);
+                rc = lk_fail(err, "--gpus %s: this machine has no GPU %s: it has %s", spec, t,
+                             has);
                 free(has);
             }
             if (rc == 0) {

@@ -24,13 +24,14 @@ typedef struct gr_gpu {
  */
 int gr_list_gpus(gr_gpu **out, int *n, lk_error *err);
 
-/** Is @p spec a well-formed `--gpus` value (all, a count N >= 1, or indices 0,2,...)? */
+/** Is @p spec a well-formed `--gpus` value (all, a count N >= 1, or a LIST of indices and
+    UUIDs: 0,2 or GPU-...)? */
 int gr_gpus_spec_check(const char *spec, lk_error *err);
 
 /**
  * The GPUs @p spec picks of the machine's @p n @p all (all: every one; N: the first N;
- * LIST: those indices, in the order given) into a new array. A GPU the machine does not
- * have is an error naming the ones it has.
+ * LIST: those indices or UUIDs, in the order given) into a new array. A GPU the machine
+ * does not have is an error naming the ones it has.
  */
 int gr_pick_gpus(const char *spec, const gr_gpu *all, int n, gr_gpu **out, int *nout,
                  lk_error *err);

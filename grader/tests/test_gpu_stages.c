@@ -1233,6 +1233,18 @@ Test(gpu_stages, gpus_choices_are_checked_against_the_machines_gpus)
     LK_ASSERT_OK(gr_pick_gpus("1,0", all, n, &pick, &k, &err), &err);
     cr_assert(k == 2 && pick[0].index == 1 && pick[1].index == 0, "a list, in its order");
     free(pick);
+    /* One GPU by its UUID, as a Slurm task names the GPU it was given. */
+    LK_ASSERT_OK(gr_pick_gpus("GPU-bbbb-1111", all, n, &pick, &k, &err), &err);
+    cr_assert(k == 1 && pick[0].index == 1, "a UUID is that GPU, not a count");
+    free(pick);
+    LK_ASSERT_OK(gr_pick_gpus("GPU-BBBB-1111,0", all, n, &pick, &k, &err), &err);
+    cr_assert(k == 2 && pick[0].index == 1 && pick[1].index == 0, "UUIDs and indices mix");
+    free(pick);
+    cr_assert_neq(gr_pick_gpus("GPU-cccc", all, n, &pick, &k, &err), 0);
+    cr_assert(strstr(err.msg, "no GPU GPU-cccc: it has 0 (Fake A100), 1 (Fake H200)"), "%s",
+              err.msg);
+    cr_assert_neq(gr_pick_gpus("1,GPU-bbbb-1111", all, n, &pick, &k, &err), 0);
+    cr_assert(strstr(err.msg, "named twice"), "%s", err.msg);
     cr_assert_neq(gr_pick_gpus("3", all, n, &pick, &k, &err), 0);
     cr_assert(strstr(err.msg, "this machine has 2 GPUs: 0 (Fake A100), 1 (Fake H200)"), "%s",
               err.msg);
@@ -1240,7 +1252,8 @@ Test(gpu_stages, gpus_choices_are_checked_against_the_machines_gpus)
     cr_assert(strstr(err.msg, "no GPU 2: it has 0 (Fake A100), 1 (Fake H200)"), "%s", err.msg);
     cr_assert_neq(gr_pick_gpus("1,1", all, n, &pick, &k, &err), 0);
     cr_assert(strstr(err.msg, "named twice"), "%s", err.msg);
-    static const char *const bad[] = {"0", "", "two", "1,", ",1", "1,,2", "-1", "12345"};
+    static const char *const bad[] = {"0", "", "two", "1,", ",1", "1,,2", "-1",
+                                              "GPU-", "GPU-x1", "GPU-1;rm", "12345"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_neq(gr_gpus_spec_check(bad[i], &err), 0, "--gpus '%s' accepted", bad[i]);
     cr_assert(strstr(err.msg, "--gpus 12345: not a GPU choice"), "%s", err.msg);
