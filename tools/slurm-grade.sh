@@ -13,8 +13,7 @@
 # line and the tasks' logs; OUT/parts/NAME is the report folder of student NAME graded alone,
 # put in place by renames when its task is done, with the fingerprint of what it graded.
 # A later submit sends only the students whose part is missing or stale, by array index.
-# Settings (environment, from make): SLURM_PARTITION, SLURM_GRES, SLURM_GPUS_PER_TASK,
-# SLURM_TIME, SLURM_ACCOUNT (tools/slurm-lib.sh), SLURM_WAIT=0 (return once submitted; the
+# Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh, SLURM_WAIT=0 (return once submitted; the
 # merge runs as a job after the array).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

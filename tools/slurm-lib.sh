@@ -4,17 +4,20 @@
 # "Grading on a cluster"); the kit's cluster.mk, shipped with a handout, may set them.
 
 # slurm_options: the array slurm_opts from SLURM_PARTITION, SLURM_GRES (e.g. gpu:1),
-# SLURM_GPUS_PER_TASK, SLURM_TIME and SLURM_ACCOUNT; empty ones are left to the cluster.
+# SLURM_GPUS_PER_TASK, SLURM_CPUS_PER_TASK, SLURM_TIME and SLURM_ACCOUNT; empty ones are left
+# to the cluster.
 slurm_options() {
     slurm_opts=(--ntasks=1)
     [ -z "${SLURM_PARTITION:-}" ] || slurm_opts+=("--partition=$SLURM_PARTITION")
     [ -z "${SLURM_GRES:-}" ] || slurm_opts+=("--gres=$SLURM_GRES")
     [ -z "${SLURM_GPUS_PER_TASK:-}" ] || slurm_opts+=("--gpus-per-task=$SLURM_GPUS_PER_TASK")
+    [ -z "${SLURM_CPUS_PER_TASK:-}" ] || slurm_opts+=("--cpus-per-task=$SLURM_CPUS_PER_TASK")
     [ -z "${SLURM_TIME:-}" ] || slurm_opts+=("--time=$SLURM_TIME")
     [ -z "${SLURM_ACCOUNT:-}" ] || slurm_opts+=("--account=$SLURM_ACCOUNT")
     # Slurm reads some of these names itself (srun: SLURM_PARTITION, SLURM_ACCOUNT): the
     # options above are the one source.
-    unset SLURM_PARTITION SLURM_GRES SLURM_GPUS_PER_TASK SLURM_TIME SLURM_ACCOUNT
+    unset SLURM_PARTITION SLURM_GRES SLURM_GPUS_PER_TASK SLURM_CPUS_PER_TASK SLURM_TIME \
+        SLURM_ACCOUNT
 }
 
 # slurm_node_gpu: the array node_gpu_args, `--gpus UUID` for the one GPU that Slurm gave the

@@ -113,6 +113,12 @@ start() {
     done
     [ "$(id -u)" -eq 0 ] || fail "start the local cluster as root (its daemons run as root)"
     mkdir -p "$dir"/state "$dir"/spool "$dir"/munge
+    # cgroup v2 without systemd (a container or a VM booted without it): slurmd puts
+    # slurmstepd under system.slice, which systemd would have made.
+    if [ -e /sys/fs/cgroup/cgroup.controllers ] && [ ! -d /run/systemd/system ]; then
+        mkdir -p /sys/fs/cgroup/system.slice ||
+            fail "cannot make /sys/fs/cgroup/system.slice, which slurmd needs without systemd"
+    fi
     dir=$(cd "$dir" && pwd)
     chmod 0700 "$dir/munge"
     # A key of this cluster only: nothing outside DIR can talk to it.

@@ -3,8 +3,7 @@
 # through srun, its output on this terminal as if it ran here. Students on a cluster work on
 # login nodes without a GPU and reach one only through the scheduler.
 #
-#   tools/slurm-run.sh COMMAND...   (settings: SLURM_PARTITION, SLURM_GRES, SLURM_GPUS_PER_TASK,
-#                                    SLURM_TIME, SLURM_ACCOUNT; see tools/slurm-lib.sh)
+#   tools/slurm-run.sh COMMAND...   (settings: the SLURM_* variables of tools/slurm-lib.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 slurm_who=slurm-run.sh

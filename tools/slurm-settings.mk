@@ -7,10 +7,14 @@ SLURM ?=
 SLURM_PARTITION ?=
 SLURM_GRES ?=
 SLURM_GPUS_PER_TASK ?=
+# Cores per task: lab 07's MPI ranks and the builds ahead of a student's next labs each want
+# one; a task held to one core would time lab 07's ranks sharing it.
+SLURM_CPUS_PER_TASK ?= 4
 SLURM_TIME ?=
 SLURM_ACCOUNT ?=
 SLURM_WAIT ?= 1
 # The settings as a recipe's environment for tools/slurm-grade.sh and tools/slurm-run.sh.
 LK_SLURM_ENV = SLURM_PARTITION='$(SLURM_PARTITION)' SLURM_GRES='$(SLURM_GRES)' \
-  SLURM_GPUS_PER_TASK='$(SLURM_GPUS_PER_TASK)' SLURM_TIME='$(SLURM_TIME)' \
+  SLURM_GPUS_PER_TASK='$(SLURM_GPUS_PER_TASK)' \
+  SLURM_CPUS_PER_TASK='$(SLURM_CPUS_PER_TASK)' SLURM_TIME='$(SLURM_TIME)' \
   SLURM_ACCOUNT='$(SLURM_ACCOUNT)' SLURM_WAIT='$(SLURM_WAIT)'

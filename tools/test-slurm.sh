@@ -56,6 +56,12 @@ cat >"$work/fakebin/nvidia-smi" <<'SMI'
 case "$4" in 0) echo GPU-aaaa-0000 ;; 1) echo GPU-bbbb-1111 ;; *) exit 6 ;; esac
 SMI
 chmod +x "$work/fakebin/nvidia-smi"
+sbatch_options() { # sbatch_options [VAR=VALUE...]: what slurm_options asks Slurm for
+    env "$@" bash -c 'slurm_who=test; . "$0"; slurm_options; echo "${slurm_opts[*]}"' \
+        "$here/slurm-lib.sh"
+}
+check "SLURM_CPUS_PER_TASK=3 asks for 3 cores a task" \
+    grep -q -- '--cpus-per-task=3' <<<"$(sbatch_options SLURM_CPUS_PER_TASK=3)"
 node_gpu() { # node_gpu CUDA_VISIBLE_DEVICES: what a task passes the grader
     PATH="$work/fakebin:$PATH" CUDA_VISIBLE_DEVICES=$1 bash -c \
         'slurm_who=test; . "$0"; slurm_node_gpu; echo "${node_gpu_args[*]}"' "$here/slurm-lib.sh"
@@ -75,6 +81,8 @@ timeout 90 "$here/slurm-local.sh" start "$cluster" >/dev/null
 export SLURM_CONF=$cluster/slurm.conf
 # One node: the kit and the reports are where the "compute node" sees them.
 export LK_SLURM_SHARED=1
+# A task of this test needs no more than one core, and the node may have two in all.
+export SLURM_CPUS_PER_TASK=1
 
 # Three students of the examples, one lab: a class that grades in a minute on 2 cores.
 mkdir -p "$work/subs"
