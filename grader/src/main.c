@@ -204,7 +204,14 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
             o->seed_given = 1;
             break;
         case O_ONLY: o->only = optarg; break;
-        case O_LAB: o->lab = optarg; break;
+        case O_LAB:
+            if (o->lab) { /* one lab or every lab: a second --lab would drop the first */
+                fprintf(stderr, "labkit-grade: --lab %s and --lab %s: --lab grades one lab; "
+                                "leave it out to grade every lab\n", o->lab, optarg);
+                return -1;
+            }
+            o->lab = optarg;
+            break;
         case O_FORCE: o->force = 1; break;
         case O_JUNIT: o->junit = 1; break;
         case O_GS: o->gradescope = 1; break;

@@ -645,6 +645,26 @@ Test(build, grading_an_unknown_lab_is_a_usage_error_that_lists_the_labs)
     free(log);
 }
 
+/* --lab twice is refused, not the first one dropped: --lab is one lab, or every lab without. */
+Test(build, a_second_lab_option_is_a_usage_error_not_a_dropped_lab)
+{
+    char *out = gr_strf("%s/out", dir), *log = gr_strf("%s/grade.log", dir);
+    const char *args[] = {"--submissions", "self", "--lab", "01-straightforward", "--lab",
+                          "07-mpi-split", "--out", out, NULL};
+    const int status = gr_test_run_grader(args, log);
+    lk_error err;
+    char *console = gr_read_file(log, 1 << 20, NULL, &err);
+    cr_assert_not_null(console, "%s", err.msg);
+    cr_expect_eq(status, 2, "exit status %d: %s", status, console);
+    cr_expect(strstr(console, "--lab 01-straightforward and --lab 07-mpi-split: --lab grades "
+                              "one lab; leave it out to grade every lab"),
+              "%s", console);
+    cr_expect(!gr_exists(out), "a refused command line graded into %s", out);
+    free(console);
+    free(out);
+    free(log);
+}
+
 /* --lab grades that lab alone: the gradebook has its column and no other. */
 Test(build, lab_grades_that_lab_alone, .timeout = 300)
 {
