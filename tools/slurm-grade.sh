@@ -4,15 +4,16 @@
 # (labkit-grade --merge) into OUT. grader/README.md, "Grading on a cluster", says more.
 #
 #   tools/slurm-grade.sh submit GRADER [labkit-grade options]   submit what is missing, merge
-#   tools/slurm-grade.sh task OUT                               one array task (sbatch runs it)
+#   tools/slurm-grade.sh task OUT SUBMIT                        one array task (sbatch runs it)
 #   tools/slurm-grade.sh merge OUT                              the merge (a job when
 #                                                               SLURM_WAIT=0)
 #
-# OUT/.slurm (mode 0700, the instructor's only) holds the class's students in array order,
-# the session's seed (never on a command line: squeue and ps show those), the grader's command
+# OUT/.slurm (mode 0700, the instructor's only) holds the class's students in array order
+# (per submit while its tasks are queued), the session's seed (never on a command line: squeue and ps show those), the grader's command
 # line and the tasks' logs; OUT/parts/NAME is the report folder of student NAME graded alone,
 # put in place by renames when its task is done, with the fingerprint of what it graded.
-# A later submit sends only the students whose part is missing or stale, by array index.
+# A later submit sends only the students whose part is missing or stale and whose task is not
+# still queued or running, by array index.
 # Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh, SLURM_WAIT=0 (return once submitted; the
 # merge runs as a job after the array).
 set -euo pipefail
@@ -55,23 +56,26 @@ ranges() {
     echo "$list"
 }
 
-# The grader's command line and the class, as the submit step saved them.
+# load_job OUT [SUBMIT]: the grader's command line as the submit step SUBMIT saved it (the
+# latest submit's without SUBMIT).
 load_job() {
-    local out=$1
-    [ -r "$out/.slurm/job.env" ] ||
-        fail "$out/.slurm/job.env: not found on node ${SLURMD_NODENAME:-$(hostname)}: the kit" \
+    local out=$1 env=$1/.slurm/job.env${2:+.$2}
+    [ -r "$env" ] ||
+        fail "$env: not found on node ${SLURMD_NODENAME:-$(hostname)}: the kit" \
             "and OUT must be on a file system that every compute node sees at the same path"
     # shellcheck source=/dev/null
-    . "$out/.slurm/job.env"
+    . "$env"
 }
 
+# task OUT SUBMIT: the class and the command line are those of the submit that queued this
+# task: a later submit, while this one waited in the queue, may have added a student.
 task() {
-    local out=$1
-    load_job "$out"
+    local out=$1 submit=$2
+    load_job "$out" "$submit"
     local index=${SLURM_ARRAY_TASK_ID:?the task runs as a Slurm array task}
-    local name
-    name=$(sed -n "$((index + 1))p" "$out/.slurm/students")
-    [ -n "$name" ] || fail "array index $index: no student at that line of $out/.slurm/students"
+    local name students=$out/.slurm/students.$submit
+    name=$(sed -n "$((index + 1))p" "$students")
+    [ -n "$name" ] || fail "array index $index: no student at that line of $students"
     local part=$out/parts/$name
     # Global: the EXIT trap below runs after this function has returned.
     tmp=$out/parts/.tmp-$index-${SLURM_JOB_ID:-$$}
@@ -133,6 +137,24 @@ merge() {
 job_command() {
     printf 'exec %q' "$here/slurm-grade.sh"
     printf ' %q' "$@"
+}
+
+# job_name OUT SUBMIT: the array job's name, telling a later submit which class (OUT) and which
+# submit (its list of students) a queued task belongs to.
+job_name() {
+    printf 'labkit-grade-%s-%s' "$(printf '%s' "$1" | md5sum | cut -c1-8)" "$2"
+}
+
+# in_flight OUT: "JOB_INDEX NAME" for each student whose task of an earlier submit for OUT is still
+# queued or running (this user's jobs that squeue lists); nothing when squeue cannot tell.
+in_flight() {
+    local prefix jname job index
+    prefix=$(job_name "$1" '')
+    squeue -h -r -u "$(id -un)" -o '%j %F %K' 2>/dev/null | while read -r jname job index; do
+        [[ "$jname" == "$prefix"* && "$index" =~ ^[0-9]+$ ]] || continue
+        sed -n "$((index + 1))s/^/${job}_$index /p" "$1/.slurm/students.${jname#"$prefix"}" \
+            2>/dev/null
+    done || true
 }
 
 # Quoted for the job's environment file.
@@ -206,11 +228,30 @@ submit() {
         seed_args=(--seed-file "$job/seed")
     fi
     save_job "$job/job.env"
+    # A task still in Slurm's queue from an earlier submit grades its student: not again. The
+    # snapshots of submits with nothing queued any more are removed.
+    local busy
+    busy=$(in_flight "$out")
+    local snap
+    squeue -h -o %i >/dev/null 2>&1 &&
+        find "$job" -maxdepth 1 \( -name 'students.*' -o -name 'job.env.*' \) -print |
+        while IFS= read -r snap; do
+            local stamp=${snap##*/students.}
+            stamp=${stamp##*/job.env.}
+            squeue -h -u "$(id -un)" -n "$(job_name "$out" "$stamp")" -o %i 2>/dev/null |
+                grep -q . || rm -f "$snap"
+        done
     # Only the students whose part is missing or was graded from other files or options.
-    local indices=() i=0 name want
+    local indices=() i=0 name want queued
     while IFS= read -r name; do
+        queued=$(while read -r task student; do
+            [ "$student" != "$name" ] || { echo "$task"; break; }
+        done <<<"$busy")
         want=$(fingerprint "$subs" "$name" "$kit" "${grader_args[@]}")
-        if [ "$(cat "$out/parts/$name/.submission" 2>/dev/null)" != "$want" ]; then
+        if [ -n "$queued" ]; then
+            echo "$slurm_who: $name: still queued or running in Slurm (job $queued): not" \
+                "submitted again"
+        elif [ "$(cat "$out/parts/$name/.submission" 2>/dev/null)" != "$want" ]; then
             indices+=("$i")
         fi
         i=$((i + 1))
@@ -219,10 +260,13 @@ submit() {
     if [ ${#indices[@]} -eq 0 ]; then
         echo "$slurm_who: all $total parts in $out/parts are up to date: merging them"
     else
-        local list
+        local list submit
         list=$(ranges "${indices[@]}")
+        submit=$(date -u +%Y%m%dT%H%M%S)-$$
+        cp "$job/students" "$job/students.$submit"
+        cp "$job/job.env" "$job/job.env.$submit"
         echo "$slurm_who: submitting ${#indices[@]} of $total students (array indices $list)"
-        local common=(--job-name=labkit-grade "${slurm_opts[@]}")
+        local common=(--job-name="$(job_name "$out" "$submit")" "${slurm_opts[@]}")
         if [ "${SLURM_WAIT:-1}" = 0 ]; then
             # The merge grades nothing: it asks for no GPU.
             local merge_opts=() opt id
@@ -230,7 +274,7 @@ submit() {
                 case $opt in --gres=* | --gpus-per-task=*) ;; *) merge_opts+=("$opt") ;; esac
             done
             id=$(sbatch --parsable "${common[@]}" --array="$list" \
-                --output="$job/logs/%A_%a.out" --wrap="$(job_command task "$out")") ||
+                --output="$job/logs/%A_%a.out" --wrap="$(job_command task "$out" "$submit")") ||
                 fail "sbatch refused the array job (above)"
             id=${id%%;*}
             sbatch --parsable --job-name=labkit-grade-merge "${merge_opts[@]}" \
@@ -243,7 +287,7 @@ submit() {
         fi
         # --wait: the tasks' statuses are Slurm's; the merge below says who is missing.
         sbatch "${common[@]}" --wait --array="$list" --output="$job/logs/%A_%a.out" \
-            --wrap="$(job_command task "$out")" ||
+            --wrap="$(job_command task "$out" "$submit")" ||
             echo "$slurm_who: some array tasks failed or were cancelled: logs in $job/logs"
     fi
     merge "$out"

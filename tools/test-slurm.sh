@@ -157,6 +157,28 @@ check "a re-run with nothing changed submits nothing and merges" \
     grep -q 'all 3 parts .* are up to date: merging them' "$work/third.log"
 check "... and succeeds" test "$status" = 0
 
+echo "a re-run while a task is still queued or running does not submit its student again:"
+# A new file for correct: its part is stale, and SLURM_WAIT=0 returns once it is submitted.
+echo "// resubmitted" >>"$work/subs/correct/labs/01-straightforward/kernels.cu"
+grade "$work/out" SLURM=1 SLURM_WAIT=0 >"$work/fourth.log" 2>&1
+status=0
+grade "$work/out" SLURM=1 SLURM_WAIT=0 >"$work/fifth.log" 2>&1 || status=$?
+cat "$work/fourth.log" "$work/fifth.log"
+check "the first submits correct" grep -q 'submitting 1 of 3 students (array indices 1)$' \
+    "$work/fourth.log"
+check "the second, right after, names it as queued and submits nothing" \
+    grep -Eq '^slurm-grade.sh: correct: still queued or running in Slurm \(job [0-9]+_1\)' \
+    "$work/fifth.log"
+check "... and submits no array job" bash -c "! grep -q 'Submitted\|submitting' '$work/fifth.log'"
+for _ in $(seq 1 600); do squeue -h -o %i | grep -q . || break; sleep 0.2; done
+check "the queue empties (the task and the merge job end)" test -z "$(squeue -h -o %i)"
+status=0
+grade "$work/out" SLURM=1 >"$work/sixth.log" 2>&1 || status=$?
+check "then a re-run submits nothing: the task's part is up to date" \
+    grep -q 'all 3 parts .* are up to date: merging them' "$work/sixth.log"
+check "... and no submit's list of students is left behind" \
+    bash -c "! ls '$work/out/.slurm' | grep -q '^students\\.'"
+
 echo "a lab folder's make check SLURM=1 runs through srun with the same output:"
 lab_check() { # lab_check LOG [make arguments]
     local log=$1
