@@ -57,8 +57,9 @@ case "$4" in 0) echo GPU-aaaa-0000 ;; 1) echo GPU-bbbb-1111 ;; *) exit 6 ;; esac
 SMI
 chmod +x "$work/fakebin/nvidia-smi"
 sbatch_options() { # sbatch_options [VAR=VALUE...]: what slurm_options asks Slurm for
-    env "$@" bash -c 'slurm_who=test; . "$0"; slurm_options; echo "${slurm_opts[*]}"' \
-        "$here/slurm-lib.sh"
+    # shellcheck disable=SC2016  # the inner bash expands them
+    env "$@" bash -c \
+        'slurm_who=test; . "$0"; slurm_options; echo "${slurm_opts[*]}"' "$here/slurm-lib.sh"
 }
 check "SLURM_CPUS_PER_TASK=3 asks for 3 cores a task" \
     grep -q -- '--cpus-per-task=3' <<<"$(sbatch_options SLURM_CPUS_PER_TASK=3)"
