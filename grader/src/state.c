@@ -8,6 +8,7 @@
    OUT's own work folders and as reachable as they are. */
 #include "state.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,35 @@
 
 /* Bumped when the file's meaning changes: an older file is then not taken up. */
 #define STATE_FORMAT 1
+
+/* The state file's numbers, each read by load() and written by gr_state_save() from this one
+   list. A timing state is kept only when done (1): a failed one (-1) reads back as 0, not
+   yet, and is tried again. */
+typedef enum { FIELD_STATE, FIELD_INT, FIELD_FLAG, FIELD_DOUBLE, FIELD_LLONG } field_kind;
+typedef struct {
+    const char *name;
+    field_kind kind;
+    size_t offset;
+} state_field;
+static const state_field state_fields[] = {
+    {"serial_state", FIELD_STATE, offsetof(gr_lab_ctx, serial_state)},
+    {"serial_ms", FIELD_DOUBLE, offsetof(gr_lab_ctx, serial_ms)},
+    {"serial_steps", FIELD_INT, offsetof(gr_lab_ctx, serial_steps)},
+    {"serial_extrapolated", FIELD_FLAG, offsetof(gr_lab_ctx, serial_extrapolated)},
+    {"baseline_state", FIELD_STATE, offsetof(gr_lab_ctx, baseline_state)},
+    {"baseline_ms", FIELD_DOUBLE, offsetof(gr_lab_ctx, baseline_ms)},
+    {"baseline_steps", FIELD_INT, offsetof(gr_lab_ctx, baseline_steps)},
+    {"baseline_extrapolated", FIELD_FLAG, offsetof(gr_lab_ctx, baseline_extrapolated)},
+    {"zero_state", FIELD_STATE, offsetof(gr_lab_ctx, zero_state)},
+    {"zero_ms", FIELD_DOUBLE, offsetof(gr_lab_ctx, zero_ms)},
+    {"zero_internal_ms", FIELD_DOUBLE, offsetof(gr_lab_ctx, zero_internal_ms)},
+    {"zero_sd_ms", FIELD_DOUBLE, offsetof(gr_lab_ctx, zero_sd_ms)},
+    {"copy_GBps", FIELD_DOUBLE, offsetof(gr_lab_ctx, copy_GBps)},
+    {"perf_rows", FIELD_INT, offsetof(gr_lab_ctx, perf_rows)},
+    {"perf_cols", FIELD_INT, offsetof(gr_lab_ctx, perf_cols)},
+    {"perf_cells", FIELD_LLONG, offsetof(gr_lab_ctx, perf_cells)},
+    {"perf_students", FIELD_INT, offsetof(gr_lab_ctx, perf_students)},
+};
 
 /* What must be equal for the work to count: kit (its grading parts), seed, host, arch. */
 static char *state_key(const gr_session *s, const gr_lab_ctx *lc)
@@ -50,30 +80,17 @@ static void load(const gr_session *s, gr_lab_ctx *lc)
         driver && strcmp(driver, lc->rub->driver) == 0 && access(driver_path, X_OK) == 0) {
         lc->ref_state = 1;
         lc->ref_driver = driver_path, driver_path = NULL;
-        lc->serial_state = (int)gr_json_num(j, "serial_state", 0);
-        lc->serial_ms = gr_json_num(j, "serial_ms", 0);
-        lc->serial_steps = (int)gr_json_num(j, "serial_steps", 0);
-        lc->serial_extrapolated = gr_json_true(j, "serial_extrapolated");
-        lc->baseline_state = (int)gr_json_num(j, "baseline_state", 0);
-        lc->baseline_ms = gr_json_num(j, "baseline_ms", 0);
-        lc->baseline_steps = (int)gr_json_num(j, "baseline_steps", 0);
-        lc->baseline_extrapolated = gr_json_true(j, "baseline_extrapolated");
-        lc->zero_state = (int)gr_json_num(j, "zero_state", 0);
-        lc->zero_ms = gr_json_num(j, "zero_ms", 0);
-        lc->zero_internal_ms = gr_json_num(j, "zero_internal_ms", 0);
-        lc->zero_sd_ms = gr_json_num(j, "zero_sd_ms", 0);
-        lc->copy_GBps = gr_json_num(j, "copy_GBps", 0);
-        lc->perf_rows = (int)gr_json_num(j, "perf_rows", 0);
-        lc->perf_cols = (int)gr_json_num(j, "perf_cols", 0);
-        lc->perf_cells = (long long)gr_json_num(j, "perf_cells", 0);
-        lc->perf_students = (int)gr_json_num(j, "perf_students", 0);
-        /* A state that failed is not kept (see gr_state_save): only done or not yet. */
-        if (lc->serial_state != 1)
-            lc->serial_state = 0;
-        if (lc->baseline_state != 1)
-            lc->baseline_state = 0;
-        if (lc->zero_state != 1)
-            lc->zero_state = 0;
+        for (size_t i = 0; i < sizeof state_fields / sizeof state_fields[0]; i++) {
+            const state_field *f = &state_fields[i];
+            void *v = (char *)lc + f->offset;
+            switch (f->kind) {
+            case FIELD_STATE: *(int *)v = gr_json_num(j, f->name, 0) == 1; break;
+            case FIELD_INT: *(int *)v = (int)gr_json_num(j, f->name, 0); break;
+            case FIELD_FLAG: *(int *)v = gr_json_true(j, f->name); break;
+            case FIELD_DOUBLE: *(double *)v = gr_json_num(j, f->name, 0); break;
+            case FIELD_LLONG: *(long long *)v = (long long)gr_json_num(j, f->name, 0); break;
+            }
+        }
         const gr_json *inst = gr_json_get(j, "instances");
         const int n = gr_json_count(inst);
         if (n > 0 && n <= 64) {
@@ -147,19 +164,19 @@ void gr_state_save(const gr_session *s, const gr_lab_ctx *lc)
     lk_json_string(f, key);
     fprintf(f, ",\"driver\":");
     lk_json_string(f, driver);
-    fprintf(f, ",\"serial_state\":%d,\"serial_ms\":%.17g,\"serial_steps\":%d,"
-               "\"serial_extrapolated\":%s",
-            lc->serial_state == 1, lc->serial_ms, lc->serial_steps,
-            lc->serial_extrapolated ? "true" : "false");
-    fprintf(f, ",\"baseline_state\":%d,\"baseline_ms\":%.17g,\"baseline_steps\":%d,"
-               "\"baseline_extrapolated\":%s",
-            lc->baseline_state == 1, lc->baseline_ms, lc->baseline_steps,
-            lc->baseline_extrapolated ? "true" : "false");
-    fprintf(f, ",\"zero_state\":%d,\"zero_ms\":%.17g,\"zero_internal_ms\":%.17g,"
-               "\"zero_sd_ms\":%.17g,\"copy_GBps\":%.17g,\"perf_rows\":%d,\"perf_cols\":%d,"
-               "\"perf_cells\":%lld,\"perf_students\":%d,\"instances\":[",
-            lc->zero_state == 1, lc->zero_ms, lc->zero_internal_ms, lc->zero_sd_ms,
-            lc->copy_GBps, lc->perf_rows, lc->perf_cols, lc->perf_cells, lc->perf_students);
+    for (size_t i = 0; i < sizeof state_fields / sizeof state_fields[0]; i++) {
+        const state_field *field = &state_fields[i];
+        const void *v = (const char *)lc + field->offset;
+        fprintf(f, ",\"%s\":", field->name);
+        switch (field->kind) {
+        case FIELD_STATE: fprintf(f, "%d", *(const int *)v == 1); break;
+        case FIELD_INT: fprintf(f, "%d", *(const int *)v); break;
+        case FIELD_FLAG: fprintf(f, "%s", *(const int *)v ? "true" : "false"); break;
+        case FIELD_DOUBLE: fprintf(f, "%.17g", *(const double *)v); break;
+        case FIELD_LLONG: fprintf(f, "%lld", *(const long long *)v); break;
+        }
+    }
+    fprintf(f, ",\"instances\":[");
     for (int k = 0; k < lc->nperf_refs; k++) {
         fprintf(f, "%s{\"output\":%s,\"ms\":[", k ? "," : "",
                 lc->perf_refs[k] ? "true" : "false");

@@ -1487,6 +1487,10 @@ Test(gpu_stages, session_state_carries_the_session_work_to_the_next_session)
         const char *student, *seed;
         int fresh; /* the session work done here, not taken up */
     } runs[] = {{"good", "5", 1}, {"good-2", "5", 0}, {"good", "6", 1}};
+    /* What the session's trusted timings give a report: taken up, they are the first run's. */
+    static const char *const carried[] = {"serial_ms", "serial_steps", "plausible_bound_ms",
+                                          "copy_GBps", "overhead_ms"};
+    double first[sizeof carried / sizeof carried[0]];
     for (int r = 0; r < 3; r++) {
         char *out = gr_strf("%s/out%d", dir, r), *log = gr_strf("%s/grade%d.log", dir, r);
         const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out, "--seed",
@@ -1500,6 +1504,16 @@ Test(gpu_stages, session_state_carries_the_session_work_to_the_next_session)
         char *text;
         gr_json *j = lab_of(out, runs[r].student, &text);
         cr_assert_str_eq(gr_json_str(first_lab(j), "outcome"), GR_OUT_CORRECT, "%s", text);
+        const gr_json *pm = gr_json_get(first_lab(j), "performance_measurement");
+        for (size_t k = 0; k < sizeof carried / sizeof carried[0]; k++) {
+            const double v = gr_json_num(pm, carried[k], -1);
+            if (r == 0)
+                first[k] = v;
+            else if (r == 1)
+                cr_assert(v == first[k], "run 1: %s %.17g, not run 0's %.17g, taken up",
+                          carried[k], v, first[k]);
+        }
+        cr_assert(first[0] > 0, "run 0 timed the serial reference:\n%s", text);
         char *commands = gr_strf("%s/commands.log", out);
         cr_assert_eq(count_lines_with(commands, zero), runs[r].fresh ? GR_ZERO_CALLS : 0,
                      "run %d (seed %s): the 0-step calls %s", r, runs[r].seed,
