@@ -8,6 +8,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -200,7 +201,16 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
     char *json_path = gr_strf("%s/%s.json", dir, key);
     ref->bin = gr_strf("%s/%s.bin", dir, key);
     rc = -1;
+    int lock = -1;
     if (gr_mkdir_p(dir, 0755, err) != 0)
+        goto done;
+    /* Sessions sharing the cache at once (Slurm tasks, --gpus workers): one computes a
+       dataset's reference, the others wait for it and take it from the cache. */
+    char *lock_path = gr_strf("%s/%s.lock", dir, key);
+    lock = gr_take_lock(lock_path, LOCK_EX, "serial reference", s->lock_timeout_s,
+                        "waiting for another grader computing the same serial reference", err);
+    free(lock_path);
+    if (lock < 0)
         goto done;
     lk_error ignored;
     char *cached = gr_exists(json_path) ? gr_read_file(json_path, 1 << 20, NULL, &ignored) : NULL;
@@ -300,6 +310,7 @@ int gr_reference_output(gr_session *s, gr_lab_ctx *lc, const char *refdrv, const
         free(tmp_bin);
     }
 done:
+    gr_gpu_unlock(lock);
     free(dir);
     free(json_path);
     if (rc != 1) {

@@ -1535,3 +1535,55 @@ Test(gpu_stages, session_state_carries_the_session_work_to_the_next_session)
     free(kit);
     free(subs);
 }
+
+/* Two sessions at once on two GPUs sharing --session-state (two Slurm tasks starting
+   together): each dataset's serial reference output is computed once, by one of them, and the
+   other takes it from the cache. */
+Test(gpu_stages, sessions_at_once_compute_each_serial_reference_once)
+{
+    stand_in_gpus();
+    static const char *const names[] = {"good", "good-2", NULL};
+    static const char *const gpus[] = {"GPU-aaaa-0000", "GPU-bbbb-1111"};
+    char *subs;
+    char *kit = make_kit(&subs, names);
+    char *lock = gr_strf("%s/gpu.lock", dir);
+    const char *const reference[] = {" --serial ", " ref.bin", NULL};
+    int computed[3] = {0};
+    /* Runs 0 and 1 at once into one state folder; run 2 alone into another: one session's
+       count. */
+    for (int round = 0; round < 2; round++) {
+        char *state = gr_strf("%s/state%d", dir, round);
+        pid_t pid[2];
+        char *out[2];
+        const int nrun = round == 0 ? 2 : 1;
+        for (int i = 0; i < nrun; i++) {
+            const int r = round * 2 + i;
+            out[i] = gr_strf("%s/out%d", dir, r);
+            char *log = gr_strf("%s/grade%d.log", dir, r);
+            const char *args[] = {"--kit", kit, "--submissions", subs, "--out", out[i],
+                                  "--seed", "5", "--only", names[i], "--assume-gpu",
+                                  "stand-in CPU driver", "--gpu-lock", lock, "--gpus", gpus[i],
+                                  "--session-state", state, NULL};
+            pid[i] = gr_test_start_grader(args, log);
+            free(log);
+        }
+        for (int i = 0; i < nrun; i++) {
+            int status;
+            cr_assert_eq(waitpid(pid[i], &status, 0), pid[i]);
+            cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "run %d failed",
+                      round * 2 + i);
+            char *commands = gr_strf("%s/commands.log", out[i]);
+            computed[round * 2 + i] = count_lines_with(commands, reference);
+            free(commands);
+            free(out[i]);
+        }
+        free(state);
+    }
+    cr_assert_gt(computed[2], 0, "a session alone computes the serial references");
+    cr_assert_eq(computed[0] + computed[1], computed[2],
+                 "two sessions at once computed %d and %d serial references, not %d in all",
+                 computed[0], computed[1], computed[2]);
+    free(lock);
+    free(kit);
+    free(subs);
+}
