@@ -9,13 +9,14 @@
 #                                                               SLURM_WAIT=0)
 #
 # OUT/.slurm (mode 0700, the instructor's only) holds the class's students in array order
-# (per submit while its tasks are queued), the session's seed (never on a command line: squeue and ps show those), the grader's command
-# line and the tasks' logs; OUT/parts/NAME is the report folder of student NAME graded alone,
-# put in place by renames when its task is done, with the fingerprint of what it graded.
+# (per submit while its tasks are queued), the session's seed (never on a command line:
+# squeue and ps show those), the grader's command line and the tasks' logs; OUT/parts/NAME
+# is the report folder of student NAME graded alone, put in place by renames when its task is
+# done, with the fingerprint of what it graded.
 # A later submit sends only the students whose part is missing or stale and whose task is not
 # still queued or running, by array index.
-# Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh, SLURM_WAIT=0 (return once submitted; the
-# merge runs as a job after the array).
+# Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh, SLURM_WAIT=0
+# (return once submitted; the merge runs as a job after the array).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 slurm_who=slurm-grade.sh
@@ -110,8 +111,8 @@ task() {
     slurm_node_gpu
     [ "${#node_gpu_args[@]}" -eq 0 ] || node_gpu_args+=(--session-state "$out/work/state")
     local status=0
-    "$grader" "${grader_args[@]}" "${only[@]}" "${node_gpu_args[@]}" --out "$tmp" "${seed_args[@]}" ||
-        status=$?
+    "$grader" "${grader_args[@]}" "${only[@]}" "${node_gpu_args[@]}" --out "$tmp" \
+        "${seed_args[@]}" || status=$?
     # 4: graded, the GPU stages not run (no GPU on the node): the merge says so for the class.
     if [ "$status" -ne 0 ] && [ "$status" -ne 4 ]; then
         rm -rf "$tmp"
@@ -145,16 +146,15 @@ job_name() {
     printf 'labkit-grade-%s-%s' "$(printf '%s' "$1" | md5sum | cut -c1-8)" "$2"
 }
 
-# in_flight OUT: "JOB_INDEX NAME" for each student whose task of an earlier submit for OUT is still
-# queued or running (this user's jobs that squeue lists); nothing when squeue cannot tell.
-in_flight() {
+# queued_tasks OUT: "SUBMIT JOB_INDEX INDEX" for each task of an earlier submit for OUT that is
+# still queued or running (this user's jobs); fails when squeue cannot tell.
+queued_tasks() {
     local prefix jname job index
     prefix=$(job_name "$1" '')
-    squeue -h -r -u "$(id -un)" -o '%j %F %K' 2>/dev/null | while read -r jname job index; do
+    squeue -h -r -u "$(id -un)" -o '%j %F %K' | while read -r jname job index; do
         [[ "$jname" == "$prefix"* && "$index" =~ ^[0-9]+$ ]] || continue
-        sed -n "$((index + 1))s/^/${job}_$index /p" "$1/.slurm/students.${jname#"$prefix"}" \
-            2>/dev/null
-    done || true
+        echo "${jname#"$prefix"} ${job}_$index $index"
+    done
 }
 
 # Quoted for the job's environment file.
@@ -228,28 +228,29 @@ submit() {
         seed_args=(--seed-file "$job/seed")
     fi
     save_job "$job/job.env"
-    # A task still in Slurm's queue from an earlier submit grades its student: not again. The
-    # snapshots of submits with nothing queued any more are removed.
-    local busy
-    busy=$(in_flight "$out")
-    local snap
-    squeue -h -o %i >/dev/null 2>&1 &&
-        find "$job" -maxdepth 1 \( -name 'students.*' -o -name 'job.env.*' \) -print |
-        while IFS= read -r snap; do
-            local stamp=${snap##*/students.}
-            stamp=${stamp##*/job.env.}
-            squeue -h -u "$(id -un)" -n "$(job_name "$out" "$stamp")" -o %i 2>/dev/null |
-                grep -q . || rm -f "$snap"
+    # A task still in Slurm's queue from an earlier submit grades its student: not again
+    # ("JOB_INDEX NAME" in busy). The snapshots of submits with nothing queued any more are
+    # removed.
+    local queued="" busy="" snap stamp task index
+    if queued=$(queued_tasks "$out" 2>/dev/null); then
+        for snap in "$job"/students.* "$job"/job.env.*; do
+            [ -e "$snap" ] || continue
+            grep -q "^${snap##*.} " <<<"$queued" || rm -f "$snap"
         done
+    fi
+    while read -r stamp task index; do
+        [ -n "$index" ] || continue
+        busy+=$(sed -n "$((index + 1))s/^/$task /p" "$job/students.$stamp" 2>/dev/null)$'\n'
+    done <<<"$queued"
     # Only the students whose part is missing or was graded from other files or options.
-    local indices=() i=0 name want queued
+    local indices=() i=0 name want in_queue student
     while IFS= read -r name; do
-        queued=$(while read -r task student; do
+        in_queue=$(while read -r task student; do
             [ "$student" != "$name" ] || { echo "$task"; break; }
         done <<<"$busy")
         want=$(fingerprint "$subs" "$name" "$kit" "${grader_args[@]}")
-        if [ -n "$queued" ]; then
-            echo "$slurm_who: $name: still queued or running in Slurm (job $queued): not" \
+        if [ -n "$in_queue" ]; then
+            echo "$slurm_who: $name: still queued or running in Slurm (job $in_queue): not" \
                 "submitted again"
         elif [ "$(cat "$out/parts/$name/.submission" 2>/dev/null)" != "$want" ]; then
             indices+=("$i")

@@ -80,10 +80,12 @@ int gr_gpus_spec_check(const char *spec, lk_error *err)
 {
     if (strcmp(spec, "all") == 0)
         return 0;
-    bool ok = spec[0] != '\0';
-    for (const char *t = spec; ok; t += strcspn(t, ",") + 1) {
-        ok = gpu_token_ok(t, strcspn(t, ","));
-        if (!t[strcspn(t, ",")])
+    bool ok = true;
+    for (const char *t = spec; ok; t++) {
+        const size_t len = strcspn(t, ",");
+        ok = gpu_token_ok(t, len);
+        t += len;
+        if (!*t)
             break;
     }
     if (!ok)
