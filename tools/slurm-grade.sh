@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# make grade SLURM=1: grading a class as one Slurm array job, a task per student, each the
-# one-student path (labkit-grade --only NAME) on the GPU Slurm gives it, then the merge
-# (labkit-grade --merge) into OUT. grader/README.md, "Grading on a cluster", says more.
+# make grade SLURM=1: grading a class as one Slurm array job, a task per student (or per
+# SLURM_STUDENTS_PER_TASK students), each the class path for its students (labkit-grade --only
+# NAME...) on the GPU Slurm gives it, then the merge (labkit-grade --merge) into OUT.
+# grader/README.md, "Grading on a cluster", says more.
 #
 #   tools/slurm-grade.sh submit GRADER [labkit-grade options]   submit what is missing, merge
 #   tools/slurm-grade.sh task OUT SUBMIT                        one array task (sbatch runs it)
 #   tools/slurm-grade.sh merge OUT                              the merge (a job when
 #                                                               SLURM_WAIT=0)
 #
-# OUT/.slurm (mode 0700, the instructor's only) holds the class's students in array order
-# (per submit while its tasks are queued), the session's seed (never on a command line:
-# squeue and ps show those), the grader's command line and the tasks' logs; OUT/parts/NAME
-# is the report folder of student NAME graded alone, put in place by renames when its task is
-# done, with the fingerprint of what it graded.
-# A later submit sends only the students whose part is missing or stale and whose task is not
-# still queued or running, by array index.
-# Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh, SLURM_WAIT=0
-# (return once submitted; the merge runs as a job after the array).
+# OUT/.slurm (mode 0700, the instructor's only) holds the class's students, each submit's
+# "TASK<TAB>NAME" list while its tasks are queued, the session's seed (never on a command
+# line: squeue and ps show those), the parts' secret, the grader's command line and the tasks'
+# logs; OUT/parts/NAME is the report folder of student NAME, put in place by renames when its
+# task is done, with the fingerprint of what it graded.
+# Array task I grades the students at class positions I*K to I*K+K-1 (K students a task) that
+# are missing or stale; a later submit sends only the tasks holding such students, skipping
+# those still queued or running.
+# Settings (environment, from make): the SLURM_* variables of tools/slurm-lib.sh,
+# SLURM_STUDENTS_PER_TASK=K (default 1), SLURM_WAIT=0 (return once submitted; the merge runs as
+# a job after the array).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 slurm_who=slurm-grade.sh
@@ -74,23 +77,49 @@ task() {
     local out=$1 submit=$2
     load_job "$out" "$submit"
     local index=${SLURM_ARRAY_TASK_ID:?the task runs as a Slurm array task}
-    local name students=$out/.slurm/students.$submit
-    name=$(sed -n "$((index + 1))p" "$students")
-    [ -n "$name" ] || fail "array index $index: no student at that line of $students"
-    local part=$out/parts/$name
-    # Global: the EXIT trap below runs after this function has returned.
+    local list=$out/.slurm/students.$submit names=() name
+    while IFS=$'\t' read -r i name; do
+        [ "$i" != "$index" ] && continue
+        # A folder removed since the submit: its part stays as it is, the others are graded.
+        if [ "$subs" != self ] && [ ! -d "$subs/$name" ]; then
+            echo "$slurm_who: $subs/$name: no longer there: not graded" >&2
+            continue
+        fi
+        names+=("$name")
+    done <"$list"
+    [ "${#names[@]}" -gt 0 ] || fail "array index $index: no student to grade in $list"
+    # Globals: the EXIT trap below runs after this function has returned. tmp is the report
+    # folder of the task's students; tmp-K the part of its K-th student until it is renamed.
     tmp=$out/parts/.tmp-$index-${SLURM_JOB_ID:-$$}
-    rm -rf "$tmp"
+    rm -rf "$tmp" "$tmp"-*
     # Cancelled (scancel: SIGTERM) or failed: no half part is left behind.
-    trap 'rm -rf "$tmp"' EXIT
+    trap 'rm -rf "$tmp" "$tmp"-*' EXIT
     trap 'exit 143' TERM INT
-    mkdir -p "$out/parts"
-    # The old part's sealed results: labs whose files, kit and GPU are unchanged are reused.
-    mkdir "$tmp"
-    if [ -d "$part" ]; then
-        cp -a "$part/.grader-secret" "$part/students" "$tmp/" 2>/dev/null || true
+    mkdir -p "$out/parts" "$tmp/students"
+    # The report folder of each student in the task's session (FOLDER<TAB>NAME).
+    local only=() folders=() dir
+    if [ "$subs" = self ]; then
+        folders=(self)
+    else
+        for name in "${names[@]}"; do only+=(--only "$name"); done
+        mapfile -t folders < <("$grader" --submissions "$subs" "${only[@]}" --list-students |
+            cut -f1) || fail "labkit-grade --list-students failed (above)"
+        [ "${#folders[@]}" -eq "${#names[@]}" ] ||
+            fail "labkit-grade --list-students named ${#folders[@]} folders for ${#names[@]} students"
     fi
-    fingerprint "$subs" "$name" "$kit" "${grader_args[@]}" >"$tmp/.submission"
+    # The parts share the class's parts secret: an old part's sealed results (labs whose files,
+    # kit and GPU are unchanged) are reused whichever task graded it.
+    cp "$out/.slurm/part-secret" "$tmp/.grader-secret"
+    local k old
+    for k in "${!names[@]}"; do
+        old=$out/parts/${names[k]}
+        if cmp -s "$old/.grader-secret" "$tmp/.grader-secret"; then
+            for dir in "$old"/students/*/; do
+                [ -d "$dir" ] && cp -a "${dir%/}" "$tmp/students/${folders[k]}"
+                break
+            done
+        fi
+    done
     local gpu=none
     if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
         gpu="CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
@@ -99,11 +128,15 @@ task() {
                 -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | paste -sd, -))"
         fi
     fi
-    printf '\n## Where it was graded\n\nSlurm job %s, array task %s (job id %s), node %s, GPU %s.\n' \
+    local where
+    where=$(printf '\n## Where it was graded\n\nSlurm job %s, array task %s (job id %s), node %s, GPU %s.' \
         "${SLURM_ARRAY_JOB_ID:-?}" "$index" "${SLURM_JOB_ID:-?}" "${SLURMD_NODENAME:-$(hostname)}" \
-        "$gpu" >"$tmp/slurm.md"
-    local only=(--only "$name")
-    [ "$subs" != self ] || only=()
+        "$gpu")
+    # What each part graded, taken before grading: a file changed meanwhile makes it stale.
+    local prints=()
+    for name in "${names[@]}"; do
+        prints+=("$(fingerprint "$subs" "$name" "$kit" "${grader_args[@]}")")
+    done
     # The GPU Slurm gave, as that GPU of the node: its own lock, so that tasks on the node's
     # other GPUs run beside it, its UUID in the report, and the host lock that lets a flagged
     # timing be taken again with the node to itself. On a known GPU the task takes up the
@@ -115,14 +148,23 @@ task() {
         "${seed_args[@]}" || status=$?
     # 4: graded, the GPU stages not run (no GPU on the node): the merge says so for the class.
     if [ "$status" -ne 0 ] && [ "$status" -ne 4 ]; then
-        rm -rf "$tmp"
-        fail "$name: labkit-grade ended with exit status $status (above): the part is not kept"
+        fail "${names[*]}: labkit-grade ended with exit status $status (above): no part is kept"
     fi
-    # In place by renames: a reader sees the old part, none, or the new one; never a half.
-    rm -rf "$part.old"
-    [ ! -d "$part" ] || mv "$part" "$part.old"
-    mv "$tmp" "$part"
-    rm -rf "$part.old"
+    # A part per student: its report folder, the secret, what it graded, where, and the task's
+    # gradebook. In place by renames: a reader sees the old part, none, or the new one.
+    for k in "${!names[@]}"; do
+        local next=$tmp-$k part=$out/parts/${names[k]}
+        mkdir -p "$next/students"
+        mv "$tmp/students/${folders[k]}" "$next/students/"
+        cp -p "$tmp/.grader-secret" "$next/"
+        cp "$tmp/gradebook.csv" "$next/task-gradebook.csv"
+        printf '%s\n' "${prints[k]}" >"$next/.submission"
+        printf '%s\n' "$where" >"$next/slurm.md"
+        rm -rf "$part.old"
+        [ ! -d "$part" ] || mv "$part" "$part.old"
+        mv "$next" "$part"
+        rm -rf "$part.old"
+    done
 }
 
 merge() {
@@ -228,8 +270,18 @@ submit() {
         seed_args=(--seed-file "$job/seed")
     fi
     save_job "$job/job.env"
-    # A task still in Slurm's queue from an earlier submit grades its student: not again
-    # ("JOB_INDEX NAME" in busy). The snapshots of submits with nothing queued any more are
+    # Array task I grades the students at class positions I*K to I*K+K-1 that need it.
+    local per_task=${SLURM_STUDENTS_PER_TASK:-1}
+    [[ "$per_task" =~ ^[1-9][0-9]{0,3}$ ]] ||
+        fail "SLURM_STUDENTS_PER_TASK=$per_task: give the number of students a task grades" \
+            "(1 to 9999; 1: a task per student)"
+    # The parts' one secret: a part's sealed results are reused by whichever task grades its
+    # student next.
+    [ -s "$job/part-secret" ] ||
+        (umask 077 && head -c 32 /dev/urandom >"$job/part-secret.new" &&
+            mv "$job/part-secret.new" "$job/part-secret")
+    # A task still in Slurm's queue from an earlier submit grades its students: not again
+    # ("JOB_INDEX<TAB>NAME" in busy). The lists of submits with nothing queued any more are
     # removed.
     local queued="" busy="" snap stamp task index
     if queued=$(queued_tasks "$out" 2>/dev/null); then
@@ -240,33 +292,40 @@ submit() {
     fi
     while read -r stamp task index; do
         [ -n "$index" ] || continue
-        busy+=$(sed -n "$((index + 1))s/^/$task /p" "$job/students.$stamp" 2>/dev/null)$'\n'
+        busy+=$(awk -F'\t' -v i="$index" -v t="$task" \
+            '$1 == i { sub(/^[^\t]*\t/, ""); print t "\t" $0 }' "$job/students.$stamp" \
+            2>/dev/null)$'\n'
     done <<<"$queued"
     # Only the students whose part is missing or was graded from other files or options.
-    local indices=() i=0 name want in_queue student
+    local chunks=() wanted='' i=0 name want in_queue last=-1
     while IFS= read -r name; do
-        in_queue=$(while read -r task student; do
-            [ "$student" != "$name" ] || { echo "$task"; break; }
-        done <<<"$busy")
+        # (ENVIRON: awk -v would read a backslash in a name as an escape.)
+        in_queue=$(n=$name awk -F'\t' \
+            '{ t = $1; sub(/^[^\t]*\t/, "") } $0 == ENVIRON["n"] { print t; exit }' <<<"$busy")
         want=$(fingerprint "$subs" "$name" "$kit" "${grader_args[@]}")
         if [ -n "$in_queue" ]; then
             echo "$slurm_who: $name: still queued or running in Slurm (job $in_queue): not" \
                 "submitted again"
         elif [ "$(cat "$out/parts/$name/.submission" 2>/dev/null)" != "$want" ]; then
-            indices+=("$i")
+            index=$((i / per_task))
+            wanted+=$index$'\t'$name$'\n'
+            [ "$last" = "$index" ] || chunks+=("$index")
+            last=$index
         fi
         i=$((i + 1))
     done <"$job/students"
-    local total=$i
-    if [ ${#indices[@]} -eq 0 ]; then
+    local total=$i count
+    count=$(grep -c . <<<"$wanted" || true)
+    if [ "$count" -eq 0 ]; then
         echo "$slurm_who: all $total parts in $out/parts are up to date: merging them"
     else
         local list submit
-        list=$(ranges "${indices[@]}")
+        list=$(ranges "${chunks[@]}")
         submit=$(date -u +%Y%m%dT%H%M%S)-$$
-        cp "$job/students" "$job/students.$submit"
+        printf '%s' "$wanted" >"$job/students.$submit"
         cp "$job/job.env" "$job/job.env.$submit"
-        echo "$slurm_who: submitting ${#indices[@]} of $total students (array indices $list)"
+        echo "$slurm_who: submitting $count of $total students (array indices $list$(
+            [ "$per_task" = 1 ] || echo ", up to $per_task students a task"))"
         local common=(--job-name="$(job_name "$out" "$submit")" "${slurm_opts[@]}")
         if [ "${SLURM_WAIT:-1}" = 0 ]; then
             # The merge grades nothing: it asks for no GPU.
@@ -294,7 +353,7 @@ submit() {
     merge "$out"
 }
 
-[ $# -ge 2 ] || { sed -n '6,9s/^# //p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '7,10s/^# //p' "$0" >&2; exit 2; }
 action=$1
 shift
 case $action in

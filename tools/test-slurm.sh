@@ -4,8 +4,9 @@
 # writes the gradebook of a plain `make grade` with the same seed (GPU stages not run both
 # ways); an array task cancelled midway leaves its student pending, and the re-run submits
 # that one index only and completes the gradebook; a re-run with nothing changed submits
-# nothing. A lab folder's `make check SLURM=1` runs through srun with the output of a local
-# `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
+# nothing. Tasks of two students: one task grades a class of two whose names share a safe
+# folder name, a changed student is graded again alone. A lab folder's `make check
+# SLURM=1` runs through srun with the output of a local `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
 # the `--gpus UUID` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi).
 # Skipped (status 0, with the reason) without Debian's slurmctld, slurmd, slurm-client and
 # munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
@@ -136,10 +137,10 @@ else
     check "the gradebook equals a plain make grade's with the same seed" \
         cmp "$work/plain/gradebook.csv" "$work/out/gradebook.csv"
 fi
-# part_rows: the rows of every part's own gradebook (a student graded alone), as the merge
-# must have taken them.
+# part_rows: the rows of every part's task gradebook (a task of one student here), as the
+# merge must have taken them.
 part_rows() { for s in compile-error correct wrong-result; do
-    tail -n +2 "$work/out/parts/$s/gradebook.csv"; done; }
+    tail -n +2 "$work/out/parts/$s/task-gradebook.csv"; done; }
 check "each row of the merged gradebook is its part's row" \
     diff <(tail -n +2 "$work/out/gradebook.csv") <(part_rows)
 # GPU stages not run both ways, or run both ways on a machine with a GPU.
@@ -179,6 +180,50 @@ check "then a re-run submits nothing: the task's part is up to date" \
     grep -q 'all 3 parts .* are up to date: merging them' "$work/sixth.log"
 check "... and no submit's list of students is left behind" \
     bash -c "! ls '$work/out/.slurm' | grep -q '^students\\.'"
+
+echo "two students a task: one task grades both, and the merge gives each their own part:"
+# "x y" and "x_y" share a safe folder name: in the task's session the second is x_y-2.
+mkdir -p "$work/subs3"
+cp -r "$top/grader/examples/wrong-result" "$work/subs3/x y"
+cp -r "$top/grader/examples/compile-error" "$work/subs3/x_y"
+grade3() { # grade3 LOG: the class of two as tasks of two students
+    local status=0
+    timeout 150 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" \
+        OUT="$work/out3" GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=2 >"$1" 2>&1 ||
+        status=$?
+    cat "$1"
+    return "$status"
+}
+check "the class of two grades" grade3 "$work/chunk.log"
+check "... as one array task of two students" \
+    grep -q 'submitting 2 of 2 students (array indices 0, up to 2 students a task)$' \
+    "$work/chunk.log"
+row() { # row GRADEBOOK NAME: the student's row, less the name
+    awk -F, -v n="$2" '$1 == n { sub(/^[^,]*,/, ""); print }' "$1"; }
+check "x y's row is wrong-result's (its files) and not empty" bash -c \
+    "[ -n \"\$1\" ] && [ \"\$1\" = \"\$2\" ]" _ "$(row "$work/out3/gradebook.csv" 'x y')" \
+    "$(row "$work/plain/gradebook.csv" wrong-result)"
+check "x_y's row is compile-error's (its files)" \
+    test "$(row "$work/out3/gradebook.csv" x_y)" = "$(row "$work/plain/gradebook.csv" compile-error)"
+check "... each part holds its own student's report folder" bash -c \
+    "[ -d '$work/out3/parts/x y/students/x_y' ] && [ -d '$work/out3/parts/x_y/students/x_y-2' ]"
+check "... and the class's reports say the one task that graded them" bash -c \
+    "grep -q 'array task 0 ' '$work/out3/students/x_y/report.md' &&
+     grep -q 'array task 0 ' '$work/out3/students/x_y-2/report.md'"
+echo "// changed" >>"$work/subs3/x_y/labs/01-straightforward/kernels.cu"
+check "a changed student is graded again" grade3 "$work/chunk2.log"
+check "... alone, in the task of its class position" \
+    grep -q 'submitting 1 of 2 students (array indices 0, up to 2 students a task)$' \
+    "$work/chunk2.log"
+check "... and the others' rows stay" \
+    test "$(row "$work/out3/gradebook.csv" 'x y')" = "$(row "$work/plain/gradebook.csv" wrong-result)"
+status=0
+make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" OUT="$work/out3" \
+    GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=none >"$work/chunk3.log" 2>&1 || status=$?
+check "SLURM_STUDENTS_PER_TASK=none is refused" test "$status" -ne 0
+check "... saying what to give" \
+    grep -q 'SLURM_STUDENTS_PER_TASK=none: give the number of students a task grades' \
+    "$work/chunk3.log"
 
 echo "a lab folder's make check SLURM=1 runs through srun with the same output:"
 lab_check() { # lab_check LOG [make arguments]

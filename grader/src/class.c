@@ -419,8 +419,8 @@ static void award_contests(const gr_session *s, const gr_options *o, const gr_re
     if (!contests || gr_stop_requested)
         return;
     if (o->only) {
-        printf("labkit-grade: speed contests not ranked: --only grades one student of the "
-               "class (grade the class, or --regrade, to rank them)\n");
+        printf("labkit-grade: speed contests not ranked: --only grades part of the class "
+               "(grade the class, or --regrade, to rank them)\n");
         return;
     }
     for (int l = 0; l < s->nlabs; l++)

@@ -28,6 +28,8 @@ enum { EXIT_ERROR = 1, EXIT_USAGE = 2 };
 static const char *static_lab, *static_objects;
 /* --merge PARTS: build the class's outputs from students graded apart (merge.h). */
 static const char *merge_parts;
+/* --list-students: the report folders of the --only students, for tools/slurm-grade.sh. */
+static int list_students;
 
 static void usage(FILE *f)
 {
@@ -45,7 +47,9 @@ static void usage(FILE *f)
           "                          a new one from /dev/urandom); kept in OUT/session.log\n"
           "  --seed-file FILE        the seed in a file only you can read (mode 0600), so\n"
           "                          that no process list shows it (Slurm array tasks)\n"
-          "  --only NAME             grade only the student NAME\n"
+          "  --only NAME             grade only the student NAME (again for more students)\n"
+          "  --list-students         print FOLDER<TAB>NAME for each --only student (FOLDER:\n"
+          "                          its report folder, OUT/students/FOLDER) and exit\n"
           "  --lab NAME              grade only lab NAME (e.g. 04-halo-tiling)\n"
           "  --force                 re-grade results that are unchanged since the last run\n"
           "  --junit                 also write OUT/junit.xml\n"
@@ -152,7 +156,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
     enum { O_SUB = 256, O_OUT, O_KIT, O_RUBRIC, O_LIB, O_SEED, O_ONLY, O_LAB, O_FORCE, O_JUNIT, O_GS,
            O_NOGPU, O_LOCK, O_LOCK_TIMEOUT, O_ARCH, O_ASSUME, O_UNSANDBOXED, O_ACCEPT, O_JOBS,
            O_RUNS, O_EXPORT, O_ROSTER, O_STATIC, O_OBJECTS, O_REGRADE,
-           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE, O_GPUS, O_STATE };
+           O_REASON, O_TIMES, O_MERGE, O_SEED_FILE, O_GPUS, O_STATE, O_LIST };
     static const struct option opts[] = {
         {"submissions", required_argument, 0, O_SUB}, {"out", required_argument, 0, O_OUT},
         {"kit", required_argument, 0, O_KIT},         {"rubric", required_argument, 0, O_RUBRIC},
@@ -179,6 +183,7 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
         {"seed-file", required_argument, 0, O_SEED_FILE},
         {"gpus", required_argument, 0, O_GPUS},
         {"session-state", required_argument, 0, O_STATE},
+        {"list-students", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->kit = LK_TOP_DIR;
@@ -203,7 +208,11 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
             }
             o->seed_given = 1;
             break;
-        case O_ONLY: o->only = optarg; break;
+        case O_ONLY:
+            o->only = gr_xrealloc(o->only, (size_t)(o->nonly + 1) * sizeof *o->only);
+            o->only[o->nonly++] = optarg;
+            break;
+        case O_LIST: list_students = 1; break;
         case O_LAB:
             if (o->lab) { /* one lab or every lab: a second --lab would drop the first */
                 fprintf(stderr, "labkit-grade: --lab %s and --lab %s: --lab grades one lab; "
@@ -304,6 +313,11 @@ static int parse_args(int argc, char **argv, gr_options *o, const char **roster,
                         "out %s\n", o->only ? "--only" : "--regrade");
         return -1;
     }
+    if (list_students && (!o->only || !o->submissions)) {
+        fprintf(stderr, "labkit-grade: --list-students names the folders of the --only "
+                        "students: give --submissions DIR and --only NAME\n");
+        return -1;
+    }
     if (static_lab && !static_objects) {
         fprintf(stderr, "labkit-grade: --static %s needs --objects DIR, the lab's build folder "
                         "(see -h)\n", static_lab);
@@ -335,6 +349,28 @@ static void catch_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* --list-students: FOLDER<TAB>NAME of each --only student, as a session of them names the
+   report folders (two names may share a safe folder name: the second gets -2). */
+static int print_student_folders(const gr_options *o)
+{
+    gr_session s;
+    memset(&s, 0, sizeof s);
+    s.self = strcmp(o->submissions, "self") == 0;
+    s.subs = (char *)o->submissions;
+    s.kit = (char *)o->kit;
+    gr_student *st = NULL;
+    int n = 0;
+    lk_error err;
+    if (gr_find_students(&s, o->only, o->nonly, &st, &n, &err) != 0) {
+        fprintf(stderr, "labkit-grade: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < n; i++)
+        printf("%s\t%s\n", st[i].dir, st[i].name);
+    gr_free_students(st, n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gr_options o;
@@ -348,6 +384,8 @@ int main(int argc, char **argv)
     }
     lk_error err;
     lk_error_clear(&err);
+    if (list_students)
+        return print_student_folders(&o);
     gr_roster roster = {0};
     if (roster_path) {
         if (gr_roster_read(roster_path, &roster, &err) != 0 ||
@@ -372,7 +410,7 @@ int main(int argc, char **argv)
     int status = gr_session_open(&s, &o, &err);
     gr_student *students = NULL;
     int n = 0;
-    if (status == 0 && gr_find_students(&s, o.only, &students, &n, &err) != 0)
+    if (status == 0 && gr_find_students(&s, o.only, o.nonly, &students, &n, &err) != 0)
         status = EXIT_ERROR;
     if (status != 0) {
         fprintf(stderr, "labkit-grade: %s\n", err.msg);

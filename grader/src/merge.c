@@ -3,9 +3,11 @@
    the node, GPU and job that graded them), and the class's files built from the results. */
 #include "merge.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "class.h"
 #include "export.h"
@@ -48,6 +50,36 @@ static int copy_part_file(const char *from_dir, const char *dir, const char *nam
     return rc;
 }
 
+/* The report folder PART/students/FOLDER of the one student a part holds (its name is the
+   folder's in the task that graded it: tools/slurm-grade.sh splits a task of several students
+   into parts); NULL with @p why when there is not exactly one. */
+static char *part_student_dir(const char *part, lk_error *why)
+{
+    char *students = gr_strf("%s/students", part), *found = NULL;
+    int count = 0;
+    DIR *d = opendir(students);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = gr_strf("%s/%s", students, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && count++ == 0)
+            found = p, p = NULL;
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    if (count != 1) {
+        lk_fail(why, "%s: holds %d report folders: a part holds the one of its student", students,
+                count);
+        free(found);
+        found = NULL;
+    }
+    free(students);
+    return found;
+}
+
 /* Take the part of @p st: every lab's sealed result, checked under the part's own secret.
    -1 with @p why when the part is missing, incomplete or refused. */
 static int load_part(const gr_session *s, const char *part, gr_student *st, lk_error *why)
@@ -60,14 +92,13 @@ static int load_part(const gr_session *s, const char *part, gr_student *st, lk_e
     unsigned char secret[GR_SECRET_BYTES];
     if (gr_grader_secret(part, secret, why) != 0)
         return -1;
-    /* A part is the report folder of one student graded alone: its folder has the safe name
-       of that student alone. */
-    char safe[200];
-    gr_safe_name(st->name, safe, sizeof safe);
+    char *from = part_student_dir(part, why);
+    if (!from)
+        return -1;
     int rc = 0;
     for (int l = 0; l < s->nlabs && rc == 0; l++) {
         const gr_lab_rubric *lab = s->graded[l];
-        char *path = gr_strf("%s/students/%s/labs/%s.json", part, safe, lab->name);
+        char *path = gr_strf("%s/labs/%s.json", from, lab->name);
         gr_lab_result *r = &st->labs[l];
         gr_lab_free(r);
         if (!gr_exists(path))
@@ -81,6 +112,7 @@ static int load_part(const gr_session *s, const char *part, gr_student *st, lk_e
             gr_lab_init(r, lab->name, lab->points_correct + lab->points_perf);
         free(path);
     }
+    free(from);
     return rc;
 }
 
@@ -88,9 +120,9 @@ static int load_part(const gr_session *s, const char *part, gr_student *st, lk_e
    again under the class's secret. */
 static int take_part(const gr_session *s, const char *part, const gr_student *st, lk_error *err)
 {
-    char safe[200];
-    gr_safe_name(st->name, safe, sizeof safe);
-    char *from = gr_strf("%s/students/%s", part, safe);
+    char *from = part_student_dir(part, err);
+    if (!from)
+        return -1;
     char *dir = gr_strf("%s/students/%s", s->out, st->dir);
     char *labs = gr_strf("%s/labs", dir);
     char *where_path = gr_strf("%s/slurm.md", part);

@@ -204,7 +204,17 @@ static void warn_not_graded(const gr_session *s, const char *path, const char *n
     free(why);
 }
 
-int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, lk_error *err)
+/* Whether @p name is one of the @p n names of @p only. */
+static int named(const char *const *only, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(only[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int gr_find_students(gr_session *s, const char *const *only, int nonly, gr_student **out,
+                     int *n, lk_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -232,7 +242,7 @@ int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, 
         const int is_dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
         if (is_dir && e->d_name[0] != '.')
             gr_buf_printf(&seen, "%s%s", seen.len ? ", " : "", e->d_name);
-        if (is_dir && e->d_name[0] != '.' && (!only || strcmp(only, e->d_name) == 0)) {
+        if (is_dir && e->d_name[0] != '.' && (!only || named(only, nonly, e->d_name))) {
             names = gr_xrealloc(names, (count + 1) * sizeof *names);
             names[count++] = gr_xstrdup(e->d_name);
         } else if (!only) {
@@ -241,16 +251,29 @@ int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, 
         free(p);
     }
     closedir(d);
-    if (count == 0 && only)
+    /* Each name --only gives must be a student's folder: none is dropped without a word. */
+    const char *unknown = NULL;
+    for (int i = 0; only && !unknown && i < nonly; i++) {
+        int found = 0;
+        for (int k = 0; k < count && !found; k++)
+            found = strcmp(names[k], only[i]) == 0;
+        if (!found)
+            unknown = only[i];
+    }
+    if (unknown)
         lk_fail(err, "--only %s: %s has no student folder of that name: give one of its "
-                "folders (%.300s%s)", only, subs, seen.len ? gr_buf_str(&seen) : "it has none",
+                "folders (%.300s%s)", unknown, subs, seen.len ? gr_buf_str(&seen) : "it has none",
                 seen.len > 300 ? "..." : "");
     else if (count == 0)
         lk_fail(err, "%s: no student folders: give a folder with one sub-folder per student",
                 subs);
     gr_buf_free(&seen);
-    if (count == 0)
+    if (count == 0 || unknown) {
+        for (int i = 0; i < count; i++)
+            free(names[i]);
+        free(names);
         return -1;
+    }
     qsort(names, count, sizeof *names, cmp_name);
     *out = gr_xcalloc(count, sizeof **out);
     for (int i = 0; i < count; i++) {

@@ -13,7 +13,9 @@
 /** The command line of labkit-grade (main.c reads it). */
 typedef struct gr_options {
     const char *kit, *submissions, *out, *rubric, *lib, *gpu_lock, *cuda_arch;
-    const char *only, *assume_gpu;
+    const char **only; /**< --only NAME, each given (NULL: every student). */
+    int nonly;
+    const char *assume_gpu;
     const char *lab; /**< --lab: grade only this lab of the kit (NULL: every lab). */
     const char *gpus; /**< --gpus all|N|LIST: a worker per GPU (NULL: the one GPU, as before). */
     const char *session_state; /**< --session-state DIR: each lab's session work kept there
@@ -45,8 +47,10 @@ int gr_session_open(gr_session *s, const gr_options *o, lk_error *err);
 /** Free what gr_session_open() set up (and release the report folder's lock). */
 void gr_session_close(gr_session *s);
 
-/** The students of the session's class (or the kit itself for self-grading), sorted. */
-int gr_find_students(gr_session *s, const char *only, gr_student **out, int *n, lk_error *err);
+/** The students of the session's class (or the kit itself for self-grading), sorted: those
+    of the @p nonly names in @p only when it is not NULL. */
+int gr_find_students(gr_session *s, const char *const *only, int nonly, gr_student **out,
+                     int *n, lk_error *err);
 
 /** Free the students' results and names. */
 void gr_free_students(gr_student *st, int n);

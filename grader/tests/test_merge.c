@@ -157,3 +157,58 @@ Test(merge, a_merge_grades_no_single_student)
     cr_assert(strstr(log, "--merge builds the whole class") && strstr(log, "--only"), "%s", log);
     free(log);
 }
+
+/* A task of several students (make grade SLURM=1 SLURM_STUDENTS_PER_TASK=K) grades them in one
+   session: --list-students names each one's report folder there, so that the task can hand
+   each its own part; a part holding two report folders is refused, not half-taken. */
+Test(merge, a_task_of_two_students_names_their_folders_and_a_part_of_two_is_refused)
+{
+    char *subs = make_class(), *seed = seed_file(0600);
+    lk_error err;
+    /* Two names sharing the safe folder name x_y: the second (in sorted order) is x_y-2. */
+    char *xy_space = gr_strf("%s/x y", subs), *xy = gr_strf("%s/x_y", subs);
+    LK_ASSERT_OK(gr_mkdir_p(xy_space, 0755, &err), &err);
+    LK_ASSERT_OK(gr_mkdir_p(xy, 0755, &err), &err);
+    int status;
+    const char *list[] = {"--submissions", subs, "--only", "x_y", "--only", "x y",
+                          "--list-students", NULL};
+    char *log = run_log(list, &status);
+    cr_assert_eq(status, 0, "%s", log);
+    cr_assert_str_eq(log, "x_y\tx y\nx_y-2\tx_y\n");
+    free(log);
+    const char *unknown[] = {"--submissions", subs, "--only", "s1", "--only", "zed",
+                             "--list-students", NULL};
+    log = run_log(unknown, &status);
+    cr_assert_eq(status, 2, "%s", log);
+    cr_assert(strstr(log, "--only zed: ") && strstr(log, "no student folder of that name"),
+              "%s", log);
+    free(log);
+
+    char *parts = gr_strf("%s/parts", dir), *part = gr_strf("%s/s1", parts);
+    const char *both[] = {"--submissions", subs, "--only", "s1", "--only", "s2", "--out", part,
+                          "--no-gpu", "--seed-file", seed, "--lab", "01-straightforward", "-q",
+                          NULL};
+    log = run_log(both, &status);
+    cr_assert_eq(status, 0, "%s", log);
+    free(log);
+    char *gb_path = gr_strf("%s/gradebook.csv", part);
+    char *gb = read_text(gb_path);
+    cr_assert(strstr(gb, "\ns1,") && strstr(gb, "\ns2,") && !strstr(gb, "x_y"),
+              "--only twice grades those two and no one else:\n%s", gb);
+    char *out = gr_strf("%s/out", dir);
+    const char *merge[] = {"--submissions", subs, "--out", out, "--merge", parts, NULL};
+    log = run_log(merge, &status);
+    cr_assert_eq(status, 1, "%s", log);
+    cr_assert(strstr(log, "holds 2 report folders: a part holds the one of its student"),
+              "a part of two students was taken:\n%s", log);
+    free(log);
+    free(out);
+    free(gb);
+    free(gb_path);
+    free(part);
+    free(parts);
+    free(xy);
+    free(xy_space);
+    free(seed);
+    free(subs);
+}
