@@ -666,9 +666,11 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
             print_progress(place, nqueue, st[i].name, now_s() - t0, done,
                            (nqueue - place) * s->nlabs);
         }
-        /* Build jobs ahead within this student only: the next ones may go to another GPU. */
-        q.started = i * s->nlabs;
-        q.end = (i + 1) * s->nlabs;
+        /* Build jobs ahead within this student only, the next ones may go to another GPU;
+           a lone worker (--gpus UUID: a Slurm task) grades the next one itself. */
+        if (nw > 1 || place == 0)
+            q.started = i * s->nlabs;
+        q.end = nw > 1 ? (i + 1) * s->nlabs : pairs;
         gr_class_tally t = {0};
         int graded_labs = 0;
         grade_student(s, st, i, o, width, &q, &t, &graded_labs, prior);
@@ -853,7 +855,7 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
         printf("\n  reports: %s\n  hidden-dataset seed: %s, in %s/session.log\n"
                "  build jobs ahead: %d%s\n", s->out,
                o->seed_given ? "given (--seed)" : "random (--seed N to repeat it)", s->out,
-               q.ahead, s->ngpus ? " per GPU, within a student" : "");
+               q.ahead, s->ngpus > 1 ? " per GPU, within a student" : "");
         if (jobs_note[0])
             printf("  note: %s\n", jobs_note);
     }
