@@ -728,11 +728,22 @@ int gr_gpu_lock(const char *path, double timeout_s, lk_error *err)
 
 int gr_host_lock(const char *path, int alone, double timeout_s, lk_error *err)
 {
-    return gr_take_lock(path, alone ? LOCK_EX : LOCK_SH, "host", timeout_s,
-                     alone ? "timing again with the machine to itself: waiting for the other "
-                             "GPUs' graders to end their GPU stage"
-                           : "waiting while another GPU's grader times with the machine to "
-                             "itself", err);
+    const char *why = alone ? "timing again with the machine to itself: waiting for the other "
+                              "GPUs' graders to end their GPU stage"
+                            : "waiting while another GPU's grader times with the machine to "
+                              "itself";
+    /* The gate, PATH.gate, first: a grader waiting to time alone holds it, so the others
+       take no new shared hold and it waits for their current GPU stage only (shared holds
+       taken back to back would keep it waiting for ever). */
+    char *gate_path = gr_strf("%s.gate", path);
+    const int op = alone ? LOCK_EX : LOCK_SH;
+    int gate = gr_take_lock(gate_path, op, "host", timeout_s, why, err);
+    free(gate_path);
+    if (gate < 0)
+        return -1;
+    int fd = gr_take_lock(path, op, "host", timeout_s, why, err);
+    gr_gpu_unlock(gate);
+    return fd;
 }
 
 void gr_gpu_unlock(int fd)

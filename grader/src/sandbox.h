@@ -141,7 +141,9 @@ int gr_gpu_trylock(const char *path, lk_error *err);
 /**
  * Take the host lock at @p path, which every grader of one of the machine's GPUs (--gpus)
  * holds shared while it runs its GPU stages: exclusive when @p alone (nothing else runs
- * them then), else shared. Waits as gr_gpu_lock() does; release with gr_gpu_unlock().
+ * them then), else shared. A grader waiting to take it exclusive goes before those that
+ * would take it shared after it asked (PATH.gate). Waits as gr_gpu_lock() does; release with
+ * gr_gpu_unlock().
  */
 int gr_host_lock(const char *path, int alone, double timeout_s, lk_error *err);
 /** Release a lock taken by gr_gpu_lock() or gr_host_lock() (-1 is ignored). */

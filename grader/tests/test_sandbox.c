@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "grader_testing.h"
@@ -278,6 +279,43 @@ Test(sandbox, waiting_for_the_gpu_lock_has_a_deadline)
     int fd = gr_gpu_lock(path, 0.5, &err);
     cr_assert(fd >= 0, "a free lock: %s", err.msg);
     gr_gpu_unlock(fd);
+    free(path);
+}
+
+/* A grader that must time alone (the host lock exclusive) is not kept waiting for ever by
+   the other GPUs' graders taking the lock shared back to back: two of them here, their holds
+   overlapping so that one always holds it. */
+Test(sandbox, a_grader_timing_alone_gets_the_host_lock_between_others_shared_holds)
+{
+    char *path = gr_strf("%s/gpu.lock.host", dir);
+    pid_t readers[2];
+    for (int r = 0; r < 2; r++) {
+        readers[r] = fork();
+        cr_assert(readers[r] >= 0);
+        if (readers[r] == 0) {
+            struct timespec offset = {0, r * 75 * 1000 * 1000}, hold = {0, 150 * 1000 * 1000};
+            nanosleep(&offset, NULL);
+            const double t0 = lk_wall_seconds();
+            lk_error e;
+            while (lk_wall_seconds() - t0 < 4) {
+                int fd = gr_host_lock(path, 0, 10, &e);
+                nanosleep(&hold, NULL);
+                gr_gpu_unlock(fd);
+            }
+            _exit(0);
+        }
+    }
+    struct timespec settle = {0, 400 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    lk_error err;
+    const double t0 = lk_wall_seconds();
+    int fd = gr_host_lock(path, 1, 3, &err);
+    const double waited = lk_wall_seconds() - t0;
+    gr_gpu_unlock(fd);
+    for (int r = 0; r < 2; r++)
+        waitpid(readers[r], NULL, 0);
+    cr_assert(fd >= 0, "the exclusive hold never came between the shared ones: %s", err.msg);
+    cr_assert(waited < 1.5, "waited %.2f s for the others' current holds (150 ms each)", waited);
     free(path);
 }
 
