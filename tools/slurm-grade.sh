@@ -199,6 +199,28 @@ queued_tasks() {
     done
 }
 
+# wait_for_job ID: until no task of array job ID is queued or running. squeue every
+# LK_SLURM_POLL_S seconds (default 5): sbatch --wait asks less and less often, up to every 32 s,
+# which left the merge half a minute behind the last task.
+wait_for_job() {
+    local id=$1 poll=${LK_SLURM_POLL_S:-5} misses=0 left why
+    echo "$slurm_who: array job $id submitted: waiting for its tasks (logs in $job/logs)"
+    while :; do
+        sleep "$poll"
+        if ! left=$(squeue -h -r -j "$id" -o %i 2>"$job/squeue.err"); then
+            why=$(head -c 300 "$job/squeue.err")
+            # A finished job leaves squeue's list ("Invalid job id" once purged).
+            [[ "$why" != *"Invalid job id"* ]] || return 0
+            misses=$((misses + 1))
+            [ "$misses" -lt 12 ] && continue
+            echo "$slurm_who: squeue cannot tell about job $id ($why): merging what is done" >&2
+            return 0
+        fi
+        misses=0
+        [ -n "$left" ] || return 0
+    done
+}
+
 # Quoted for the job's environment file.
 save_job() {
     local file=$1
@@ -345,10 +367,13 @@ submit() {
                 "(log: $job/logs/merge-*.out); make grade SLURM=1 again submits what is missing"
             exit 0
         fi
-        # --wait: the tasks' statuses are Slurm's; the merge below says who is missing.
-        sbatch "${common[@]}" --wait --array="$list" --output="$job/logs/%A_%a.out" \
-            --wrap="$(job_command task "$out" "$submit")" ||
-            echo "$slurm_who: some array tasks failed or were cancelled: logs in $job/logs"
+        local id
+        id=$(sbatch --parsable "${common[@]}" --array="$list" --output="$job/logs/%A_%a.out" \
+            --wrap="$(job_command task "$out" "$submit")") ||
+            fail "sbatch refused the array job (above)"
+        id=${id%%;*}
+        wait_for_job "$id"
+        # The tasks' statuses are Slurm's; the merge below says who is missing.
     fi
     merge "$out"
 }

@@ -105,7 +105,8 @@ grade "$work/out" SLURM=1 >"$work/first.log" 2>&1 &
 pid=$!
 job=
 for _ in $(seq 1 600); do
-    job=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$work/first.log")
+    job=$(sed -n 's/^slurm-grade.sh: array job \([0-9]*\) submitted: waiting.*/\1/p' \
+        "$work/first.log")
     # Cancelled once it runs: the task is midway through grading its student.
     if [ -n "$job" ] && squeue -h -t R -o %i | grep -qx "${job}_1"; then
         sleep 2
@@ -191,6 +192,7 @@ grade3() { # grade3 LOG: the class of two as tasks of two students
     timeout 150 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" \
         OUT="$work/out3" GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=2 >"$1" 2>&1 ||
         status=$?
+    date +%s >"$1.end"
     cat "$1"
     return "$status"
 }
@@ -198,6 +200,9 @@ check "the class of two grades" grade3 "$work/chunk.log"
 check "... as one array task of two students" \
     grep -q 'submitting 2 of 2 students (array indices 0, up to 2 students a task)$' \
     "$work/chunk.log"
+# squeue every 5 s: sbatch --wait would look again only 32 s after its last look.
+lag=$(($(cat "$work/chunk.log.end") - $(stat -c %Y "$work/out3/parts/x_y")))
+check "... and merged within 12 s of the task's end (took ${lag} s)" test "$lag" -le 12
 row() { # row GRADEBOOK NAME: the student's row, less the name
     awk -F, -v n="$2" '$1 == n { sub(/^[^,]*,/, ""); print }' "$1"; }
 check "x y's row is wrong-result's (its files) and not empty" bash -c \
