@@ -39,10 +39,10 @@ ROSTER ?=
 EXPORT ?=
 SUBMISSION_TIMES ?=
 GPUS ?=
-# SLURM=1: the same grading as one Slurm array job, a task per student on a GPU node, then the
-# merge into OUT (tools/slurm-grade.sh; grader/README.md, "Grading on a cluster").
+# SLURM=1: the same grading as one Slurm array job, a task per student (or per
+# SLURM_STUDENTS_PER_TASK) on a GPU node, then the merge into OUT (tools/slurm-grade.sh; grader/README.md, "Grading on a cluster").
 include $(LK_TOP)/tools/slurm-settings.mk
-# A Slurm task grades one student on the one GPU Slurm gives it: GPUS is for one machine.
+# A Slurm task grades on the one GPU Slurm gives it: GPUS is for one machine.
 ifneq ($(and $(filter 1,$(SLURM)),$(GPUS)),)
   $(error GPUS=$(GPUS) with SLURM=1: each Slurm task grades on the one GPU Slurm gives it: leave out GPUS (Slurm spreads the class), or leave out SLURM=1 to grade on the GPUs of this machine)
 endif
