@@ -96,16 +96,24 @@ task() {
     trap 'rm -rf "$tmp" "$tmp"-*' EXIT
     trap 'exit 143' TERM INT
     mkdir -p "$out/parts" "$tmp/students"
-    # The report folder of each student in the task's session (FOLDER<TAB>NAME).
-    local only=() folders=() dir
+    # The report folder of each student in the task's session (FOLDER<TAB>NAME: a folder
+    # holds no tab, a name may).
+    local only=() folders=() dir line listing
     if [ "$subs" = self ]; then
         folders=(self)
     else
         for name in "${names[@]}"; do only+=(--only "$name"); done
-        mapfile -t folders < <("$grader" --submissions "$subs" "${only[@]}" --list-students |
-            cut -f1) || fail "labkit-grade --list-students failed (above)"
-        [ "${#folders[@]}" -eq "${#names[@]}" ] ||
-            fail "labkit-grade --list-students named ${#folders[@]} folders for ${#names[@]} students"
+        listing=$("$grader" --submissions "$subs" "${only[@]}" --list-students) ||
+            fail "labkit-grade --list-students failed (above)"
+        local -A folder_of=()
+        while IFS= read -r line; do
+            folder_of[${line#*$'\t'}]=${line%%$'\t'*}
+        done <<<"$listing"
+        for name in "${names[@]}"; do
+            [ -n "${folder_of[$name]:-}" ] ||
+                fail "$name: labkit-grade --list-students named no report folder for it"
+            folders+=("${folder_of[$name]}")
+        done
     fi
     # The parts share the class's parts secret: an old part's sealed results (labs whose files,
     # kit and GPU are unchanged) are reused whichever task graded it.
@@ -152,18 +160,20 @@ task() {
     fi
     # A part per student: its report folder, the secret, what it graded, where, and the task's
     # gradebook. In place by renames: a reader sees the old part, none, or the new one.
+    # (The old part goes aside under a dot name: no student's folder has one, while a student
+    # may be called NAME.old.)
     for k in "${!names[@]}"; do
-        local next=$tmp-$k part=$out/parts/${names[k]}
+        local next=$tmp-$k aside=$tmp-old-$k part=$out/parts/${names[k]}
         mkdir -p "$next/students"
         mv "$tmp/students/${folders[k]}" "$next/students/"
         cp -p "$tmp/.grader-secret" "$next/"
         cp "$tmp/gradebook.csv" "$next/task-gradebook.csv"
         printf '%s\n' "${prints[k]}" >"$next/.submission"
         printf '%s\n' "$where" >"$next/slurm.md"
-        rm -rf "$part.old"
-        [ ! -d "$part" ] || mv "$part" "$part.old"
+        rm -rf "$aside"
+        [ ! -d "$part" ] || mv "$part" "$aside"
         mv "$next" "$part"
-        rm -rf "$part.old"
+        rm -rf "$aside"
     done
 }
 

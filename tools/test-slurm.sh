@@ -4,8 +4,8 @@
 # writes the gradebook of a plain `make grade` with the same seed (GPU stages not run both
 # ways); an array task cancelled midway leaves its student pending, and the re-run submits
 # that one index only and completes the gradebook; a re-run with nothing changed submits
-# nothing. Tasks of two students: one task grades a class of two whose names share a safe
-# folder name, a changed student is graded again alone. A lab folder's `make check
+# nothing. Tasks of two students: a task grades two whose names share a safe folder name,
+# a changed student is graded again alone. A lab folder's `make check
 # SLURM=1` runs through srun with the output of a local `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
 # the `--gpus UUID` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi).
 # Skipped (status 0, with the reason) without Debian's slurmctld, slurmd, slurm-client and
@@ -182,12 +182,14 @@ check "then a re-run submits nothing: the task's part is up to date" \
 check "... and no submit's list of students is left behind" \
     bash -c "! ls '$work/out/.slurm' | grep -q '^students\\.'"
 
-echo "two students a task: one task grades both, and the merge gives each their own part:"
+echo "two students a task: a task grades two, and the merge gives each their own part:"
 # "x y" and "x_y" share a safe folder name: in the task's session the second is x_y-2.
 mkdir -p "$work/subs3"
 cp -r "$top/grader/examples/wrong-result" "$work/subs3/x y"
 cp -r "$top/grader/examples/compile-error" "$work/subs3/x_y"
-grade3() { # grade3 LOG: the class of two as tasks of two students
+# A name that a part set aside while it is replaced must not be mistaken for.
+cp -r "$top/grader/examples/compile-error" "$work/subs3/x_y.old"
+grade3() { # grade3 LOG: the class of three as tasks of two students
     local status=0
     timeout 150 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" \
         OUT="$work/out3" GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=2 >"$1" 2>&1 ||
@@ -196,13 +198,13 @@ grade3() { # grade3 LOG: the class of two as tasks of two students
     cat "$1"
     return "$status"
 }
-check "the class of two grades" grade3 "$work/chunk.log"
-check "... as one array task of two students" \
-    grep -q 'submitting 2 of 2 students (array indices 0, up to 2 students a task)$' \
+check "the class of three grades" grade3 "$work/chunk.log"
+check "... as two array tasks of up to two students" \
+    grep -q 'submitting 3 of 3 students (array indices 0-1, up to 2 students a task)$' \
     "$work/chunk.log"
 # squeue every 5 s: sbatch --wait would look again only 32 s after its last look.
-lag=$(($(cat "$work/chunk.log.end") - $(stat -c %Y "$work/out3/parts/x_y")))
-check "... and merged within 12 s of the task's end (took ${lag} s)" test "$lag" -le 12
+lag=$(($(cat "$work/chunk.log.end") - $(stat -c %Y "$work/out3/parts/"* | sort -n | tail -1)))
+check "... and merged within 12 s of the last task's end (took ${lag} s)" test "$lag" -le 12
 row() { # row GRADEBOOK NAME: the student's row, less the name
     awk -F, -v n="$2" '$1 == n { sub(/^[^,]*,/, ""); print }' "$1"; }
 check "x y's row is wrong-result's (its files) and not empty" bash -c \
@@ -218,10 +220,12 @@ check "... and the class's reports say the one task that graded them" bash -c \
 echo "// changed" >>"$work/subs3/x_y/labs/01-straightforward/kernels.cu"
 check "a changed student is graded again" grade3 "$work/chunk2.log"
 check "... alone, in the task of its class position" \
-    grep -q 'submitting 1 of 2 students (array indices 0, up to 2 students a task)$' \
+    grep -q 'submitting 1 of 3 students (array indices 0, up to 2 students a task)$' \
     "$work/chunk2.log"
 check "... and the others' rows stay" \
     test "$(row "$work/out3/gradebook.csv" 'x y')" = "$(row "$work/plain/gradebook.csv" wrong-result)"
+check "... x_y.old's too, whose part is not taken for x_y's old one" \
+    test "$(row "$work/out3/gradebook.csv" x_y.old)" = "$(row "$work/plain/gradebook.csv" compile-error)"
 status=0
 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" OUT="$work/out3" \
     GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=none >"$work/chunk3.log" 2>&1 || status=$?
