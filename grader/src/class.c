@@ -195,6 +195,9 @@ typedef struct job_queue {
     int total;    /* pairs in the class */
     int ahead;    /* jobs in flight at most */
     int end;      /* no job for this pair or later: a GPU worker's student ends there */
+    /* A GPU worker's next student, claimed ahead: its pairs next_from..next_end-1 come after
+       this one's (next_end 0: none); next_started of them started so far. */
+    int next_from, next_end, next_started;
 } job_queue;
 
 static int default_jobs(void)
@@ -212,6 +215,13 @@ static void start_jobs(gr_session *s, gr_student *st, job_queue *q, int current)
         if (k > current && !gr_stop_requested && !st[k / s->nlabs].nattempts)
             q->pid[k] = gr_prepare_in_background(s, &st[k / s->nlabs], k % s->nlabs);
     }
+    /* Then the worker's next student, as many labs ahead of this one's as the rest allow. */
+    for (int k = q->next_from + q->next_started;
+         q->started >= q->end && k < q->next_end &&
+         (q->end - 1 - current) + (q->next_started + 1) <= q->ahead;
+         k++, q->next_started++)
+        if (!gr_stop_requested && !st[k / s->nlabs].nattempts)
+            q->pid[k] = gr_prepare_in_background(s, &st[k / s->nlabs], k % s->nlabs);
 }
 
 static void stop_jobs(job_queue *q, int from)
@@ -652,25 +662,28 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
     gr_report_ctx rctx = {&s->env, s->self ? "self (this kit's student files)" : s->subs,
                           s->rubric_path, s->graded, s->nlabs, NULL};
     const int pairs = queue[nqueue - 1] * s->nlabs + s->nlabs;
-    job_queue q = {gr_xcalloc(pairs, sizeof *q.pid), 0, pairs, ahead, 0};
+    job_queue q = {gr_xcalloc(pairs, sizeof *q.pid), 0, pairs, ahead, 0, 0, 0, 0};
     for (int k = 0; k < pairs; k++)
         q.pid[k] = -1;
     const double began = now_s();
-    for (;;) {
-        const int place = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
-        if (place >= nqueue || gr_stop_requested)
-            break;
+    int place = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
+    while (place < nqueue && !gr_stop_requested) {
         const int i = queue[place];
+        /* The worker claims its next student now, so that its labs build while this one is
+           on the GPU (the other workers take the ones after it). */
+        const int next = ahead > 0 ? __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST) : -1;
         if (!o->quiet) {
             const int done = __atomic_load_n(&b->graded_labs, __ATOMIC_SEQ_CST);
             print_progress(place, nqueue, st[i].name, now_s() - t0, done,
                            (nqueue - place) * s->nlabs);
         }
-        /* Build jobs ahead within this student only, the next ones may go to another GPU;
-           a lone worker (--gpus UUID: a Slurm task) grades the next one itself. */
-        if (nw > 1 || place == 0)
-            q.started = i * s->nlabs;
-        q.end = nw > 1 ? (i + 1) * s->nlabs : pairs;
+        /* This student's labs, those started while it was the next one excepted. */
+        const int prepared = q.next_end == (i + 1) * s->nlabs ? q.next_started : 0;
+        q.started = i * s->nlabs + prepared;
+        q.end = (i + 1) * s->nlabs;
+        q.next_from = next >= 0 && next < nqueue ? queue[next] * s->nlabs : 0;
+        q.next_end = next >= 0 && next < nqueue ? q.next_from + s->nlabs : 0;
+        q.next_started = 0;
         gr_class_tally t = {0};
         int graded_labs = 0;
         grade_student(s, st, i, o, width, &q, &t, &graded_labs, prior);
@@ -698,6 +711,7 @@ static void gpu_worker(gr_session *s, const gr_options *o, gr_student *st, int w
         __atomic_add_fetch(&b->gpu_not_run, t.gpu_not_run, __ATOMIC_SEQ_CST);
         __atomic_add_fetch(&b->grader_errors, t.grader_errors, __ATOMIC_SEQ_CST);
         b->students_on[w]++;
+        place = next >= 0 ? next : __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
     }
     for (int k = 0; k < pairs; k++)
         if (q.pid[k] > 0) {
@@ -814,7 +828,7 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
     const int width = name_width(s);
     char jobs_note[256];
     job_queue q = {NULL, 0, n * s->nlabs, jobs_ahead(s, o, jobs_note, sizeof jobs_note),
-                   n * s->nlabs};
+                   n * s->nlabs, 0, 0, 0};
     /* The seed is the instructor's: in their log, never in a report or on this console
        (an autograder may show it to the student). */
     gr_session_log(s->out, "session: hidden-dataset seed %llu (%s), %d submission%s from %s, "
@@ -855,7 +869,7 @@ void gr_grade_class(gr_session *s, const gr_options *o, gr_student *st, int n,
         printf("\n  reports: %s\n  hidden-dataset seed: %s, in %s/session.log\n"
                "  build jobs ahead: %d%s\n", s->out,
                o->seed_given ? "given (--seed)" : "random (--seed N to repeat it)", s->out,
-               q.ahead, s->ngpus > 1 ? " per GPU, within a student" : "");
+               q.ahead, s->ngpus ? " per GPU (its student's labs, then its next one's)" : "");
         if (jobs_note[0])
             printf("  note: %s\n", jobs_note);
     }

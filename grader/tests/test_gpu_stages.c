@@ -1313,6 +1313,35 @@ static char *report_gpu(const char *out, const char *student, int *median, int *
     return gpu;
 }
 
+/* In the session's commands.log: the students' builds (make in OUT/work/students/NAME/LAB)
+   that ended before any student's first GPU run began. */
+static int builds_before_first_gpu_run(const char *commands)
+{
+    lk_error err;
+    char *text = gr_read_file(commands, 1 << 22, NULL, &err);
+    cr_assert_not_null(text, "%s", err.msg);
+    double first_run = 1e30, build_end[64];
+    int builds = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        double end, took;
+        char cwd[512], *argv = NULL;
+        if (sscanf(line, "%lf\t%lf\t%*s\t%511s", &end, &took, cwd) != 3 ||
+            !strstr(cwd, "/students/"))
+            continue;
+        argv = strchr(strstr(line, cwd), '\t');
+        if (strstr(cwd, "/run/d") && end - took < first_run)
+            first_run = end - took;
+        else if (argv && strncmp(argv + 1, "make --no-print-directory -o", 28) == 0 &&
+                 builds < 64)
+            build_end[builds++] = end;
+    }
+    int before = 0;
+    for (int k = 0; k < builds; k++)
+        before += build_end[k] < first_run;
+    free(text);
+    return before;
+}
+
 Test(gpu_stages, gpus_hand_each_student_to_the_next_free_gpu_and_time_the_solution_there)
 {
     stand_in_gpus();
@@ -1360,6 +1389,11 @@ Test(gpu_stages, gpus_hand_each_student_to_the_next_free_gpu_and_time_the_soluti
        measurement taken again alone) and its own 0-step call, in a folder of its own: no
        median crossed from one GPU to the other. */
     char *commands = gr_strf("%s/commands.log", out);
+    /* Each worker claims its next student as it starts one, and builds it meanwhile: four
+       students (two a GPU) are built before the first one's GPU stages begin. */
+    const int built_ahead = builds_before_first_gpu_run(commands);
+    cr_assert(built_ahead >= 4, "%d students built before the first GPU run: the workers do "
+              "not build their next student ahead\n%s", built_ahead, console);
     for (int g = 0; g < 2; g++) {
         char *perf = gr_strf("/kit/gpu%d/01-fake/perf/", g);
         const char *const zero[] = {perf, " --once ", " --steps 0 ", NULL};
