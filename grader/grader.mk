@@ -40,7 +40,8 @@ EXPORT ?=
 SUBMISSION_TIMES ?=
 GPUS ?=
 # SLURM=1: the same grading as one Slurm array job, a task per student (or per
-# SLURM_STUDENTS_PER_TASK) on a GPU node, then the merge into OUT (tools/slurm-grade.sh; grader/README.md, "Grading on a cluster").
+# SLURM_STUDENTS_PER_TASK) on a GPU node, then the merge into OUT (tools/slurm-grade.sh;
+# grader/README.md, "Grading on a cluster").
 include $(LK_TOP)/tools/slurm-settings.mk
 # A Slurm task grades on the one GPU Slurm gives it: GPUS is for one machine.
 ifneq ($(and $(filter 1,$(SLURM)),$(GPUS)),)

@@ -77,9 +77,11 @@ task() {
     local out=$1 submit=$2
     load_job "$out" "$submit"
     local index=${SLURM_ARRAY_TASK_ID:?the task runs as a Slurm array task}
-    local list=$out/.slurm/students.$submit names=() name
-    while IFS=$'\t' read -r i name; do
-        [ "$i" != "$index" ] && continue
+    local list=$out/.slurm/students.$submit names=() name line
+    while IFS= read -r line; do
+        # TASK<TAB>NAME, split at the first tab: a name may hold tabs of its own.
+        [ "${line%%$'\t'*}" = "$index" ] || continue
+        name=${line#*$'\t'}
         # A folder removed since the submit: its part stays as it is, the others are graded.
         if [ "$subs" != self ] && [ ! -d "$subs/$name" ]; then
             echo "$slurm_who: $subs/$name: no longer there: not graded" >&2
@@ -98,7 +100,7 @@ task() {
     mkdir -p "$out/parts" "$tmp/students"
     # The report folder of each student in the task's session (FOLDER<TAB>NAME: a folder
     # holds no tab, a name may).
-    local only=() folders=() dir line listing
+    local only=() folders=() dir listing
     if [ "$subs" = self ]; then
         folders=(self)
     else
@@ -136,8 +138,8 @@ task() {
                 -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | paste -sd, -))"
         fi
     fi
-    local where
-    where=$(printf '\n## Where it was graded\n\nSlurm job %s, array task %s (job id %s), node %s, GPU %s.' \
+    local where=$'\n## Where it was graded\n\n'
+    where+=$(printf 'Slurm job %s, array task %s (job id %s), node %s, GPU %s.' \
         "${SLURM_ARRAY_JOB_ID:-?}" "$index" "${SLURM_JOB_ID:-?}" "${SLURMD_NODENAME:-$(hostname)}" \
         "$gpu")
     # What each part graded, taken before grading: a file changed meanwhile makes it stale.
@@ -359,16 +361,17 @@ submit() {
         echo "$slurm_who: submitting $count of $total students (array indices $list$(
             [ "$per_task" = 1 ] || echo ", up to $per_task students a task"))"
         local common=(--job-name="$(job_name "$out" "$submit")" "${slurm_opts[@]}")
+        local id
+        id=$(sbatch --parsable "${common[@]}" --array="$list" --output="$job/logs/%A_%a.out" \
+            --wrap="$(job_command task "$out" "$submit")") ||
+            fail "sbatch refused the array job (above)"
+        id=${id%%;*}
         if [ "${SLURM_WAIT:-1}" = 0 ]; then
             # The merge grades nothing: it asks for no GPU.
-            local merge_opts=() opt id
+            local merge_opts=() opt
             for opt in "${slurm_opts[@]}"; do
                 case $opt in --gres=* | --gpus-per-task=*) ;; *) merge_opts+=("$opt") ;; esac
             done
-            id=$(sbatch --parsable "${common[@]}" --array="$list" \
-                --output="$job/logs/%A_%a.out" --wrap="$(job_command task "$out" "$submit")") ||
-                fail "sbatch refused the array job (above)"
-            id=${id%%;*}
             sbatch --parsable --job-name=labkit-grade-merge "${merge_opts[@]}" \
                 --dependency="afterany:$id" \
                 --output="$job/logs/merge-%j.out" --wrap="$(job_command merge "$out")" >/dev/null ||
@@ -377,11 +380,6 @@ submit() {
                 "(log: $job/logs/merge-*.out); make grade SLURM=1 again submits what is missing"
             exit 0
         fi
-        local id
-        id=$(sbatch --parsable "${common[@]}" --array="$list" --output="$job/logs/%A_%a.out" \
-            --wrap="$(job_command task "$out" "$submit")") ||
-            fail "sbatch refused the array job (above)"
-        id=${id%%;*}
         wait_for_job "$id"
         # The tasks' statuses are Slurm's; the merge below says who is missing.
     fi

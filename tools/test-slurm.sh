@@ -5,9 +5,10 @@
 # ways); an array task cancelled midway leaves its student pending, and the re-run submits
 # that one index only and completes the gradebook; a re-run with nothing changed submits
 # nothing. Tasks of two students: a task grades two whose names share a safe folder name,
-# a changed student is graded again alone. A lab folder's `make check
-# SLURM=1` runs through srun with the output of a local `make check`. First, without daemons: slurm-local.sh's GRES lines for a count of GPUs, and
-# the `--gpus UUID` a task derives from CUDA_VISIBLE_DEVICES (a stand-in nvidia-smi).
+# a changed student is graded again alone. A lab folder's `make check SLURM=1` runs through
+# srun with the output of a local `make check`. First, without daemons: slurm-local.sh's GRES
+# lines for a count of GPUs, and the `--gpus UUID` a task derives from CUDA_VISIBLE_DEVICES
+# (a stand-in nvidia-smi).
 # Skipped (status 0, with the reason) without Debian's slurmctld, slurmd, slurm-client and
 # munge, or when not root (the daemons run as root). Under 3 minutes on 2 cores.
 # usage: test-slurm.sh
@@ -207,11 +208,12 @@ lag=$(($(cat "$work/chunk.log.end") - $(stat -c %Y "$work/out3/parts/"* | sort -
 check "... and merged within 12 s of the last task's end (took ${lag} s)" test "$lag" -le 12
 row() { # row GRADEBOOK NAME: the student's row, less the name
     awk -F, -v n="$2" '$1 == n { sub(/^[^,]*,/, ""); print }' "$1"; }
+plain_row() { row "$work/plain/gradebook.csv" "$1"; }
+chunk_row() { row "$work/out3/gradebook.csv" "$1"; }
 check "x y's row is wrong-result's (its files) and not empty" bash -c \
-    "[ -n \"\$1\" ] && [ \"\$1\" = \"\$2\" ]" _ "$(row "$work/out3/gradebook.csv" 'x y')" \
-    "$(row "$work/plain/gradebook.csv" wrong-result)"
+    "[ -n \"\$1\" ] && [ \"\$1\" = \"\$2\" ]" _ "$(chunk_row 'x y')" "$(plain_row wrong-result)"
 check "x_y's row is compile-error's (its files)" \
-    test "$(row "$work/out3/gradebook.csv" x_y)" = "$(row "$work/plain/gradebook.csv" compile-error)"
+    test "$(chunk_row x_y)" = "$(plain_row compile-error)"
 check "... each part holds its own student's report folder" bash -c \
     "[ -d '$work/out3/parts/x y/students/x_y' ] && [ -d '$work/out3/parts/x_y/students/x_y-2' ]"
 check "... and the class's reports say the one task that graded them" bash -c \
@@ -223,9 +225,9 @@ check "... alone, in the task of its class position" \
     grep -q 'submitting 1 of 3 students (array indices 0, up to 2 students a task)$' \
     "$work/chunk2.log"
 check "... and the others' rows stay" \
-    test "$(row "$work/out3/gradebook.csv" 'x y')" = "$(row "$work/plain/gradebook.csv" wrong-result)"
+    test "$(chunk_row 'x y')" = "$(plain_row wrong-result)"
 check "... x_y.old's too, whose part is not taken for x_y's old one" \
-    test "$(row "$work/out3/gradebook.csv" x_y.old)" = "$(row "$work/plain/gradebook.csv" compile-error)"
+    test "$(chunk_row x_y.old)" = "$(plain_row compile-error)"
 status=0
 make --no-print-directory -C "$top" grade SUBMISSIONS="$work/subs3" OUT="$work/out3" \
     GRADE_FLAGS="$flags" SLURM=1 SLURM_STUDENTS_PER_TASK=none >"$work/chunk3.log" 2>&1 || status=$?
