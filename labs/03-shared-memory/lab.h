@@ -16,8 +16,9 @@
  * wall image of the edge cell, as swe_cell_walled() (swe/swe.h) computes it.
  *
  * The tile is the thread block: a block of block_x x block_y threads updates a tile of
- * block_x columns by block_y rows of interior cells, starting at cell
- * (1 + blockIdx.y * block_y, 1 + blockIdx.x * block_x).
+ * block_x columns by block_y rows of interior cells, one cell per thread. In tasks 1-3 a
+ * block updates one tile, starting at cell (1 + blockIdx.y * block_y, 1 + blockIdx.x *
+ * block_x); task 7 lets a block update several tiles, one after another.
  *
  * Layout (swe/swe.h): each field is (rows + 2) x (cols + 2) doubles, row-major, with a
  * ghost layer; interior cell (i, j), 1 <= i <= rows, 1 <= j <= cols, is at

@@ -1,93 +1,112 @@
-// Lab 03 solution: each block stages its tile of Z, Qx, Qy plus a one-cell halo in
-// dynamic shared memory, synchronises once, and computes its cells from the tile. Where the
-// halo crosses the domain's edge it holds the wall image (swe_cell_walled()).
+// Lab 03 solution: each block updates a band of BAND tiles stacked along y, one tile at a
+// time, and copies the next tile (the three fields plus a one-cell halo) into shared memory
+// with asynchronous copies while it computes the current one from the other buffer.
 //
-// What makes the tile pay is what its cells share besides their loads: the fluxes. Each
-// cell's flux is read by four neighbours, and every flux is a double division, the step's
-// dearest operation; staged with the cell (swe_fluxes()), the tile computes about 4
-// divisions per cell (3 per staged cell, halo included) where the global version computes 8.
-// The update is swe_update_fluxed(), swe_update()'s operations in its order, so results
-// equal the serial reference.
+// On a Hopper GPU the caches already share the neighbours' loads: what a tile can still
+// save is waiting. A copy that goes out a whole tile ahead keeps a block's loads in flight
+// while its arithmetic runs, where a plain tile (stage, barrier, compute) leaves memory idle
+// in between. The async copy moves bytes without a register, so it cannot change a result:
+// the ring's wall images are made at the read (swe_wall_x/y of the edge cell, which is what
+// the copy fetches there), and each cell is swe_update() of its four neighbours, the serial
+// reference's operations in its order.
+
+#include <cuda_pipeline.h>
 
 #include "lab.h"
 #include "labkit/cuda_check.h"
 #include "swe/swe.h"
 
-// The six staged arrays: the state, then its fluxes.
-#define STAGED 6
+// Tiles per block, copied one ahead: the band's first copy is the only one not hidden.
+#define BAND 4
 
-// Cell (i, j) of the domain, staged at position t of each array of `size` doubles.
-__device__ static inline void stage(double *tile, int size, int t, int i, int j, int rows,
-                                    int cols, const double *Z, const double *Qx,
-                                    const double *Qy)
+// Tile position (a, b), 0 <= a <= h + 1 and 0 <= b <= w + 1, of the tile whose first cell
+// is (i0, j0), in one buffer of three fields of (by + 2) x (bx + 2) doubles. Where the halo
+// crosses the domain's edge the copy fetches the edge cell itself (the ghost layer is stale);
+// the reader makes its wall image.
+__device__ static inline void copy_tile_async(double *buffer, int size, int pitch, int i0,
+                                              int j0, int h, int w, int rows, int cols,
+                                              const double *Z, const double *Qx,
+                                              const double *Qy)
 {
-    const swe_q q = swe_cell_walled(i, j, rows, cols, Z, Qx, Qy);
-    const swe_flux f = swe_fluxes(q);
-    tile[t] = q.z;
-    tile[size + t] = q.qx;
-    tile[2 * size + t] = q.qy;
-    tile[3 * size + t] = f.xx;
-    tile[4 * size + t] = f.xy;
-    tile[5 * size + t] = f.yy;
+    const int threads = blockDim.x * blockDim.y, width = w + 2, cells = (h + 2) * width;
+    // One run over the block's threads, row by row: consecutive threads copy consecutive
+    // cells. The corners are never read.
+    for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < cells; q += threads) {
+        const int a = q / width, b = q - a * width;
+        if ((a == 0 || a == h + 1) && (b == 0 || b == w + 1))
+            continue;
+        const int i = min(max(i0 - 1 + a, 1), rows), j = min(max(j0 - 1 + b, 1), cols);
+        const size_t at = swe_at(i, j, cols + 2);
+        const int t = a * pitch + b;
+        __pipeline_memcpy_async(buffer + t, Z + at, sizeof(double));
+        __pipeline_memcpy_async(buffer + size + t, Qx + at, sizeof(double));
+        __pipeline_memcpy_async(buffer + 2 * size + t, Qy + at, sizeof(double));
+    }
 }
 
-__device__ static inline swe_q staged_q(const double *tile, int size, int t)
-{
-    return swe_load(tile, tile + size, tile + 2 * size, t);
-}
-
-__device__ static inline swe_flux staged_flux(const double *tile, int size, int t)
-{
-    swe_flux f;
-    f.xx = tile[3 * size + t];
-    f.xy = tile[4 * size + t];
-    f.yy = tile[5 * size + t];
-    return f;
-}
-
-__global__ void lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
+// Any block up to 1024 threads must launch (the tests run a 32x32 tile): at most 64
+// registers a thread.
+__global__ void __launch_bounds__(1024) lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
                                const double *__restrict__ Qx, const double *__restrict__ Qy,
                                double *__restrict__ Zn, double *__restrict__ Qxn,
                                double *__restrict__ Qyn)
 {
-    extern __shared__ double tile[];
+    extern __shared__ double tiles[];
     const int pitch = blockDim.x + 2, size = pitch * (blockDim.y + 2);
-    // Tile position (a, b) is cell (i0 + a, j0 + b): row 0 and column 0 are the halo. A
-    // partial tile at the domain's end stages its cells and the wall beyond them.
-    const int i0 = blockIdx.y * blockDim.y, j0 = blockIdx.x * blockDim.x;
-    const int h = min((int)blockDim.y, rows - i0) + 2, w = min((int)blockDim.x, cols - j0) + 2;
-    // The h x w cells as one run over the block's threads, row by row: consecutive threads on
-    // consecutive cells, and no warp stages a row's two extra cells with 30 lanes idle (the
-    // divisions cost a warp the same for 2 lanes as for 32). The corners are never read.
-    const int threads = blockDim.x * blockDim.y;
-    for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < h * w; q += threads) {
-        const int a = q / w, b = q - a * w;
-        if (!((a == 0 || a == h - 1) && (b == 0 || b == w - 1)))
-            stage(tile, size, a * pitch + b, i0 + a, j0 + b, rows, cols, Z, Qx, Qy);
-    }
-    __syncthreads();
-    const int a = threadIdx.y + 1, b = threadIdx.x + 1;
-    if (a < h - 1 && b < w - 1) {
-        const int t = a * pitch + b;
-        const swe_q q = swe_update_fluxed(
-            staged_q(tile, size, t - pitch), staged_q(tile, size, t + pitch),
-            staged_q(tile, size, t - 1), staged_q(tile, size, t + 1),
-            staged_flux(tile, size, t - pitch), staged_flux(tile, size, t + pitch),
-            staged_flux(tile, size, t - 1), staged_flux(tile, size, t + 1), r);
-        swe_store(Zn, Qxn, Qyn, swe_at(i0 + a, j0 + b, cols + 2), q);
+    const int j0 = 1 + blockIdx.x * blockDim.x, w = min((int)blockDim.x, cols - j0 + 1);
+    const int first = 1 + blockIdx.y * BAND * blockDim.y;
+    const int band = min(BAND, (rows - first + (int)blockDim.y) / (int)blockDim.y);
+    const int a = threadIdx.y + 1, b = threadIdx.x + 1, j = j0 + threadIdx.x;
+
+    copy_tile_async(tiles, size, pitch, first, j0, min((int)blockDim.y, rows - first + 1), w,
+                    rows, cols, Z, Qx, Qy);
+    __pipeline_commit();
+    for (int k = 0; k < band; k++) {
+        const int i0 = first + k * blockDim.y, h = min((int)blockDim.y, rows - i0 + 1);
+        const double *buffer = tiles + (k & 1) * 3 * size;
+        if (k + 1 < band) {
+            const int next = i0 + blockDim.y;
+            copy_tile_async(tiles + ((k + 1) & 1) * 3 * size, size, pitch, next, j0,
+                            min((int)blockDim.y, rows - next + 1), w, rows, cols, Z, Qx, Qy);
+            __pipeline_commit();
+            __pipeline_wait_prior(1); // this tile's copies are done, the next one's may not be
+        } else {
+            __pipeline_wait_prior(0);
+        }
+        __syncthreads(); // every thread's copies of this tile are done
+        const int i = i0 + threadIdx.y;
+        if (a <= h && b <= w) {
+            const int t = a * pitch + b;
+            swe_q n = swe_load(buffer, buffer + size, buffer + 2 * size, t - pitch);
+            swe_q s = swe_load(buffer, buffer + size, buffer + 2 * size, t + pitch);
+            swe_q west = swe_load(buffer, buffer + size, buffer + 2 * size, t - 1);
+            swe_q east = swe_load(buffer, buffer + size, buffer + 2 * size, t + 1);
+            if (i == 1)
+                n = swe_wall_x(n);
+            if (i == rows)
+                s = swe_wall_x(s);
+            if (j == 1)
+                west = swe_wall_y(west);
+            if (j == cols)
+                east = swe_wall_y(east);
+            swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2), swe_update(n, s, west, east, r));
+        }
+        __syncthreads(); // this buffer is free for the copy of tile k + 2
     }
 }
 
+// Two buffers of three fields with their halo.
 static inline size_t shared_bytes(int bx, int by)
 {
-    return STAGED * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
+    return 2 * 3 * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
 }
 
 extern "C" int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
                           int block_x, int block_y, lk_error *err)
 {
     dim3 block(block_x, block_y);
-    dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+    const long band_rows = (long)block_y * BAND;
+    dim3 grid((cols + block.x - 1) / block.x, (unsigned)((rows + band_rows - 1) / band_rows));
     const size_t bytes = shared_bytes(block_x, block_y);
     if (bytes > 48 * 1024)
         LK_CUDA_TRY(err, cudaFuncSetAttribute(lf_step_shared,
