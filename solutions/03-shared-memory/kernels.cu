@@ -6,8 +6,8 @@
 // save is waiting. A copy that goes out a whole tile ahead keeps a block's loads in flight
 // while its arithmetic runs, where a plain tile (stage, barrier, compute) leaves memory idle
 // in between. The async copy moves bytes without a register, so it cannot change a result:
-// the ring's wall images are made at the read (swe_wall_x/y of the edge cell, which is what
-// the copy fetches there), and each cell is swe_update() of its four neighbours, the serial
+// it fetches interior cells only, a cell next to a wall makes the wall's image from itself
+// (swe_wall_x/y), and each cell is swe_update() of its four neighbours, the serial
 // reference's operations in its order.
 
 #include <cuda_pipeline.h>
@@ -19,28 +19,40 @@
 // Tiles per block, copied one ahead: the band's first copy is the only one not hidden.
 #define BAND 4
 
-// Tile position (a, b), 0 <= a <= h + 1 and 0 <= b <= w + 1, of the tile whose first cell
-// is (i0, j0), in one buffer of three fields of (by + 2) x (bx + 2) doubles. Where the halo
-// crosses the domain's edge the copy fetches the edge cell itself (the ghost layer is stale);
-// the reader makes its wall image.
+// The interior cells of rows i0 - 1 .. i0 + h and columns j0 - 1 .. j0 + w: the tile whose
+// first cell is (i0, j0) and its halo, less the ring (the ghost layer is stale: the reader
+// makes a wall image from its own cell). Cell (i, j) goes to position
+// (i - i0 + 1) * pitch + (j - j0 + 1) of each of the buffer's three fields.
 __device__ static inline void copy_tile_async(double *buffer, int size, int pitch, int i0,
                                               int j0, int h, int w, int rows, int cols,
                                               const double *Z, const double *Qx,
                                               const double *Qy)
 {
-    const int threads = blockDim.x * blockDim.y, width = w + 2, cells = (h + 2) * width;
-    // One run over the block's threads, row by row: consecutive threads copy consecutive
-    // cells. The corners are never read.
-    for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < cells; q += threads) {
-        const int a = q / width, b = q - a * width;
-        if ((a == 0 || a == h + 1) && (b == 0 || b == w + 1))
-            continue;
-        const int i = min(max(i0 - 1 + a, 1), rows), j = min(max(j0 - 1 + b, 1), cols);
-        const size_t at = swe_at(i, j, cols + 2);
-        const int t = a * pitch + b;
-        __pipeline_memcpy_async(buffer + t, Z + at, sizeof(double));
-        __pipeline_memcpy_async(buffer + size + t, Qx + at, sizeof(double));
-        __pipeline_memcpy_async(buffer + 2 * size + t, Qy + at, sizeof(double));
+    const int first_i = max(i0 - 1, 1), last_i = min(i0 + h, rows);
+    const int first_j = max(j0 - 1, 1), n = min(j0 + w, cols) - first_j + 1;
+    // A row goes in slots of two cells, one 16-byte copy each where both ends are 16-byte
+    // aligned (else two of 8): half the copy instructions of one cell at a time. Slot c holds
+    // cells 2c - lead and 2c - lead + 1 of the row, lead = 1 when the row's first cell in
+    // global memory is not 16-byte aligned (the fields themselves are).
+    const int slots = n / 2 + 1, items = (last_i - first_i + 1) * slots;
+    const int threads = blockDim.x * blockDim.y;
+    for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < items; q += threads) {
+        const int row = q / slots, c = q - row * slots, i = first_i + row;
+        const size_t g = swe_at(i, first_j, cols + 2);
+        const int t = (i - i0 + 1) * pitch + (first_j - j0 + 1);
+        const int lead = (int)(g & 1), e = 2 * c - lead;
+        for (int k = 0; k < 3; k++) {
+            const double *src = (k == 0 ? Z : k == 1 ? Qx : Qy) + g;
+            double *dst = buffer + k * size + t;
+            if (e >= 0 && e + 1 < n && (((size_t)(dst + e) | (size_t)(src + e)) & 15) == 0) {
+                __pipeline_memcpy_async(dst + e, src + e, 2 * sizeof(double));
+            } else {
+                if (e >= 0 && e < n)
+                    __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
+                if (e + 1 >= 0 && e + 1 < n)
+                    __pipeline_memcpy_async(dst + e + 1, src + e + 1, sizeof(double));
+            }
+        }
     }
 }
 
@@ -77,18 +89,16 @@ __global__ void __launch_bounds__(1024) lf_step_shared(int rows, int cols, doubl
         const int i = i0 + threadIdx.y;
         if (a <= h && b <= w) {
             const int t = a * pitch + b;
-            swe_q n = swe_load(buffer, buffer + size, buffer + 2 * size, t - pitch);
-            swe_q s = swe_load(buffer, buffer + size, buffer + 2 * size, t + pitch);
-            swe_q west = swe_load(buffer, buffer + size, buffer + 2 * size, t - 1);
-            swe_q east = swe_load(buffer, buffer + size, buffer + 2 * size, t + 1);
-            if (i == 1)
-                n = swe_wall_x(n);
-            if (i == rows)
-                s = swe_wall_x(s);
-            if (j == 1)
-                west = swe_wall_y(west);
-            if (j == cols)
-                east = swe_wall_y(east);
+            // Beyond a wall: the image of this cell itself (swe_cell_walled()).
+            const swe_q self = swe_load(buffer, buffer + size, buffer + 2 * size, t);
+            const swe_q n = i == 1 ? swe_wall_x(self)
+                                   : swe_load(buffer, buffer + size, buffer + 2 * size, t - pitch);
+            const swe_q s = i == rows ? swe_wall_x(self)
+                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t + pitch);
+            const swe_q west = j == 1 ? swe_wall_y(self)
+                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t - 1);
+            const swe_q east = j == cols ? swe_wall_y(self)
+                                         : swe_load(buffer, buffer + size, buffer + 2 * size, t + 1);
             swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2), swe_update(n, s, west, east, r));
         }
         __syncthreads(); // this buffer is free for the copy of tile k + 2
