@@ -174,7 +174,9 @@ extern "C" int lab05_tile_row(lab05_variant variant, int n, int steps, int row, 
 // per T steps; the price is the halo rows computed twice (by this block and its
 // neighbour) and a band that must fit in shared memory: 2 (R + 2T) rows of 16 m bytes.
 
-#define BRUSS_THREADS 512
+// A band fills most of shared memory, so an SM holds one block: the most threads a block may
+// have, for warps enough to hide the shared-memory latency of each level.
+#define BRUSS_THREADS 1024
 
 static __global__ void bruss_band_kernel(int m, int T, int R, const double *__restrict__ d_in,
                                          double *__restrict__ d_out)
