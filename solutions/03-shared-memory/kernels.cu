@@ -56,49 +56,15 @@ __device__ static inline void copy_tile_async(double *buffer, int size, int pitc
     }
 }
 
-__device__ static inline swe_q staged_q(const double *buffer, int size, int t)
-{
-    return swe_load(buffer, buffer + size, buffer + 2 * size, t);
-}
-
-__device__ static inline swe_flux staged_flux(const double *flux, int size, int t)
-{
-    swe_flux f;
-    f.xx = flux[t];
-    f.xy = flux[size + t];
-    f.yy = flux[2 * size + t];
-    return f;
-}
-
-// The fluxes of the cells copy_tile_async() copied (same rectangle, same positions), into
-// three arrays of `size` doubles: each is read by up to four neighbours and costs divisions.
-__device__ static inline void stage_fluxes(const double *buffer, double *flux, int size,
-                                           int pitch, int i0, int j0, int h, int w, int rows,
-                                           int cols)
-{
-    const int first_i = max(i0 - 1, 1), last_i = min(i0 + h, rows);
-    const int first_j = max(j0 - 1, 1), n = min(j0 + w, cols) - first_j + 1;
-    const int items = (last_i - first_i + 1) * n, threads = blockDim.x * blockDim.y;
-    for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < items; q += threads) {
-        const int row = q / n;
-        const int t = (first_i + row - i0 + 1) * pitch + (first_j - j0 + 1) + (q - row * n);
-        const swe_flux f = swe_fluxes(staged_q(buffer, size, t));
-        flux[t] = f.xx;
-        flux[size + t] = f.xy;
-        flux[2 * size + t] = f.yy;
-    }
-}
-
 // Any block up to 1024 threads must launch (the tests run a 32x32 tile): at most 64
 // registers a thread.
-__global__ void __launch_bounds__(1024)
-    lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
-                   const double *__restrict__ Qx, const double *__restrict__ Qy,
-                   double *__restrict__ Zn, double *__restrict__ Qxn, double *__restrict__ Qyn)
+__global__ void __launch_bounds__(1024) lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
+                               const double *__restrict__ Qx, const double *__restrict__ Qy,
+                               double *__restrict__ Zn, double *__restrict__ Qxn,
+                               double *__restrict__ Qyn)
 {
     extern __shared__ double tiles[];
     const int pitch = blockDim.x + 2, size = pitch * (blockDim.y + 2);
-    double *flux = tiles + 6 * size; // after the two buffers of the state
     const int j0 = 1 + blockIdx.x * blockDim.x, w = min((int)blockDim.x, cols - j0 + 1);
     const int first = 1 + blockIdx.y * BAND * blockDim.y;
     const int band = min(BAND, (rows - first + (int)blockDim.y) / (int)blockDim.y);
@@ -120,33 +86,29 @@ __global__ void __launch_bounds__(1024)
             __pipeline_wait_prior(0);
         }
         __syncthreads(); // every thread's copies of this tile are done
-        stage_fluxes(buffer, flux, size, pitch, i0, j0, h, w, rows, cols);
-        __syncthreads();
         const int i = i0 + threadIdx.y;
         if (a <= h && b <= w) {
             const int t = a * pitch + b;
             // Beyond a wall: the image of this cell itself (swe_cell_walled()).
-            const swe_q self = staged_q(buffer, size, t);
-            const swe_q n = i == 1 ? swe_wall_x(self) : staged_q(buffer, size, t - pitch);
-            const swe_q s = i == rows ? swe_wall_x(self) : staged_q(buffer, size, t + pitch);
-            const swe_q west = j == 1 ? swe_wall_y(self) : staged_q(buffer, size, t - 1);
-            const swe_q east = j == cols ? swe_wall_y(self) : staged_q(buffer, size, t + 1);
-            // A wall image's fluxes are computed here: nobody staged them.
-            const swe_flux fn = i == 1 ? swe_fluxes(n) : staged_flux(flux, size, t - pitch);
-            const swe_flux fs = i == rows ? swe_fluxes(s) : staged_flux(flux, size, t + pitch);
-            const swe_flux fw = j == 1 ? swe_fluxes(west) : staged_flux(flux, size, t - 1);
-            const swe_flux fe = j == cols ? swe_fluxes(east) : staged_flux(flux, size, t + 1);
-            swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2),
-                      swe_update_fluxed(n, s, west, east, fn, fs, fw, fe, r));
+            const swe_q self = swe_load(buffer, buffer + size, buffer + 2 * size, t);
+            const swe_q n = i == 1 ? swe_wall_x(self)
+                                   : swe_load(buffer, buffer + size, buffer + 2 * size, t - pitch);
+            const swe_q s = i == rows ? swe_wall_x(self)
+                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t + pitch);
+            const swe_q west = j == 1 ? swe_wall_y(self)
+                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t - 1);
+            const swe_q east = j == cols ? swe_wall_y(self)
+                                         : swe_load(buffer, buffer + size, buffer + 2 * size, t + 1);
+            swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2), swe_update(n, s, west, east, r));
         }
         __syncthreads(); // this buffer is free for the copy of tile k + 2
     }
 }
 
-// Two buffers of three fields with their halo, and the current tile's three fluxes.
+// Two buffers of three fields with their halo.
 static inline size_t shared_bytes(int bx, int by)
 {
-    return (2 * 3 + 3) * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
+    return 2 * 3 * (size_t)(bx + 2) * (size_t)(by + 2) * sizeof(double);
 }
 
 extern "C" int lab03_step(int rows, int cols, double r, swe_fields cur, swe_fields next,
