@@ -56,12 +56,17 @@ __device__ static inline void copy_tile_async(double *buffer, int size, int pitc
     }
 }
 
+__device__ static inline swe_q staged_q(const double *buffer, int size, int t)
+{
+    return swe_load(buffer, buffer + size, buffer + 2 * size, t);
+}
+
 // Any block up to 1024 threads must launch (the tests run a 32x32 tile): at most 64
 // registers a thread.
-__global__ void __launch_bounds__(1024) lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
-                               const double *__restrict__ Qx, const double *__restrict__ Qy,
-                               double *__restrict__ Zn, double *__restrict__ Qxn,
-                               double *__restrict__ Qyn)
+__global__ void __launch_bounds__(1024)
+    lf_step_shared(int rows, int cols, double r, const double *__restrict__ Z,
+                   const double *__restrict__ Qx, const double *__restrict__ Qy,
+                   double *__restrict__ Zn, double *__restrict__ Qxn, double *__restrict__ Qyn)
 {
     extern __shared__ double tiles[];
     const int pitch = blockDim.x + 2, size = pitch * (blockDim.y + 2);
@@ -90,15 +95,11 @@ __global__ void __launch_bounds__(1024) lf_step_shared(int rows, int cols, doubl
         if (a <= h && b <= w) {
             const int t = a * pitch + b;
             // Beyond a wall: the image of this cell itself (swe_cell_walled()).
-            const swe_q self = swe_load(buffer, buffer + size, buffer + 2 * size, t);
-            const swe_q n = i == 1 ? swe_wall_x(self)
-                                   : swe_load(buffer, buffer + size, buffer + 2 * size, t - pitch);
-            const swe_q s = i == rows ? swe_wall_x(self)
-                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t + pitch);
-            const swe_q west = j == 1 ? swe_wall_y(self)
-                                      : swe_load(buffer, buffer + size, buffer + 2 * size, t - 1);
-            const swe_q east = j == cols ? swe_wall_y(self)
-                                         : swe_load(buffer, buffer + size, buffer + 2 * size, t + 1);
+            const swe_q self = staged_q(buffer, size, t);
+            const swe_q n = i == 1 ? swe_wall_x(self) : staged_q(buffer, size, t - pitch);
+            const swe_q s = i == rows ? swe_wall_x(self) : staged_q(buffer, size, t + pitch);
+            const swe_q west = j == 1 ? swe_wall_y(self) : staged_q(buffer, size, t - 1);
+            const swe_q east = j == cols ? swe_wall_y(self) : staged_q(buffer, size, t + 1);
             swe_store(Zn, Qxn, Qyn, swe_at(i, j, cols + 2), swe_update(n, s, west, east, r));
         }
         __syncthreads(); // this buffer is free for the copy of tile k + 2
