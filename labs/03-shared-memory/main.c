@@ -16,7 +16,7 @@ static const lk_lab lab03 = {
     .title = "Shallow water",
     .options = LK_OPT_BLOCK | LK_OPT_TIME,
     .gen_help = SWE_GEN_HELP,
-    .block_x = 32, .block_y = 4,
+    .block_x = 64, .block_y = 4,
     .variants = variants,
     .standard_dataset = "swe-dam-1000",
     .bench_dataset = "swe-large",
