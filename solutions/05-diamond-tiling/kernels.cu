@@ -11,6 +11,8 @@
 // 8 H (4 + 4) doubles per tile for H steps of W - H points: 64 / (W - H) bytes per point
 // per step plus the flats, against 32 for one step per launch.
 
+#include <cuda_pipeline.h>
+
 #include "lab.h"
 #include "labkit/cuda_check.h"
 
@@ -188,8 +190,12 @@ static __global__ void bruss_band_kernel(int m, int T, int R, const double *__re
     double2 *cur = band, *next = band + held;
     const double2 *in2 = (const double2 *)d_in;
     double2 *out2 = (double2 *)d_out;
+    // Asynchronous copies, all in flight at once: a load and a store per pair would wait out
+    // the memory's latency once per pass of the block, a dozen passes at m = 500.
     for (int q = threadIdx.x; q < held; q += blockDim.x)
-        cur[q] = in2[(long)lo * m + q];
+        __pipeline_memcpy_async(cur + q, in2 + (long)lo * m + q, sizeof(double2));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
     __syncthreads();
     const double h = bruss_h(m), c = bruss_c(m);
     for (int s = 1; s <= T; s++) {
